@@ -1,0 +1,95 @@
+# cuarr -- build, test, benchmark.  `make demo` and `make test` work on a fresh Debian machine
+# with the CUDA toolkit: they install Lua 5.4 and busted with apt-get when missing.
+
+LUA        ?= lua5.4
+BUSTED     ?= busted
+LUA_INCDIR ?= /usr/include/lua5.4
+CUDA_HOME  ?= /usr/local/cuda
+CC         ?= cc
+CFLAGS     ?= -O2 -g
+PREFIX     ?= /usr/local
+INST_LIBDIR ?= $(PREFIX)/lib/lua/5.4
+INST_LUADIR ?= $(PREFIX)/share/lua/5.4
+
+BUILD   := build
+SOURCES := $(shell find src -name '*.c' | sort)
+OBJECTS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SOURCES)) $(BUILD)/obj/kernels_embedded.o
+KERNELS := $(sort $(wildcard kernels/*.cu kernels/*.cuh))
+HEADERS := $(shell find src -name '*.h')
+MODULE  := $(BUILD)/cuarr/core.so
+# The core without the Lua binding: what the C tests in spec/c/ link against.
+CORE_OBJECTS := $(filter-out $(BUILD)/obj/lua/%,$(OBJECTS))
+CTESTS  := $(patsubst spec/c/%.c,$(BUILD)/ctest/%,$(sort $(wildcard spec/c/*.c)))
+
+ALL_CFLAGS := $(CFLAGS) -std=c11 -Wall -Wextra -fPIC -D_GNU_SOURCE -pthread \
+              -Isrc -Isrc/core -I$(LUA_INCDIR) -I$(CUDA_HOME)/include
+
+# Where Lua finds the module and the front end when run from the checkout.
+RUN_ENV := LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$$LUA_PATH;;" \
+           LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;$$LUA_CPATH;;"
+
+.PHONY: all deps ctest test test-gpu bench demo install clean format
+
+all: $(MODULE)
+
+$(MODULE): $(OBJECTS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -pthread -o $@ $(OBJECTS) -ldl -lm
+
+$(BUILD)/obj/%.o: src/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/gen/kernels_embedded.c: $(KERNELS) tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed.sh $@ $(KERNELS)
+
+$(BUILD)/obj/kernels_embedded.o: $(BUILD)/gen/kernels_embedded.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# C tests of the core: each program prints `ok - name` / `not ok - name: why` lines and exits
+# non-zero when one failed.
+$(BUILD)/ctest/%: spec/c/%.c $(CORE_OBJECTS) spec/c/ctest.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ispec/c -o $@ $< $(CORE_OBJECTS) -ldl -lm
+
+ctest: $(CTESTS)
+	@status=0; for t in $(CTESTS); do $$t || status=1; done; exit $$status
+
+# Lua 5.4, its headers and busted, from Debian's packages, when they are missing.
+deps:
+	@if ! command -v $(LUA) >/dev/null || [ ! -f $(LUA_INCDIR)/lua.h ] || ! command -v $(BUSTED) >/dev/null; then \
+	  echo "installing lua5.4 liblua5.4-dev lua-busted with apt-get"; \
+	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq lua5.4 liblua5.4-dev lua-busted >/dev/null; \
+	fi
+
+# Everything this machine can run; #gpu specs are counted as pending without a device.
+test: deps
+	@$(MAKE) --no-print-directory all ctest
+	$(RUN_ENV) $(BUSTED) --lua=$(LUA) -o utfTerminal spec
+
+# Everything, and fails when no device is usable.
+test-gpu: deps
+	@$(MAKE) --no-print-directory all ctest
+	$(RUN_ENV) CUARR_REQUIRE_GPU=1 $(BUSTED) --lua=$(LUA) -o utfTerminal spec
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	$(RUN_ENV) $(LUA) bench/run.lua
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	$(RUN_ENV) $(LUA) examples/quickstart.lua
+
+install: all
+	install -d $(DESTDIR)$(INST_LIBDIR)/cuarr $(DESTDIR)$(INST_LUADIR)/cuarr
+	install -m 755 $(MODULE) $(DESTDIR)$(INST_LIBDIR)/cuarr/core.so
+	install -m 644 lua/cuarr/*.lua $(DESTDIR)$(INST_LUADIR)/cuarr/
+
+format:
+	clang-format -i $(SOURCES) $(HEADERS)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,126 @@
+/*
+ * driver.h -- the CUDA driver, NVRTC and cuBLAS entry points cuarr uses, loaded with dlopen.
+ *
+ * cuarr links none of the CUDA libraries: building needs only the toolkit's headers, and
+ * `require "cuarr"` works on a machine with no driver.  Each library is opened on first use
+ * (cuarr_load_driver() and friends), looked for on the loader's path, then under
+ * $CUDA_HOME/lib64 (default /usr/local/cuda), and CUARR_LIBCUDA / CUARR_LIBNVRTC /
+ * CUARR_LIBCUBLAS name a file outright.
+ *
+ * The tables are X-macros: a function listed here becomes a member of the same name, with the
+ * type of the header's declaration.  cuda.h maps some names to versioned symbols
+ * (cuMemAlloc -> cuMemAlloc_v2); the member and the dlsym'd symbol both go through that
+ * mapping, so `cuarr_cu.cuMemAlloc(...)` calls the symbol the header means.
+ */
+#ifndef CUARR_CUDA_DRIVER_H
+#define CUARR_CUDA_DRIVER_H
+
+#include <cuda.h>
+#include <nvrtc.h>
+
+#include "cuarr.h"
+
+#define CUARR_DRIVER_FUNCTIONS(X)                                                                  \
+  X(cuInit)                                                                                        \
+  X(cuDriverGetVersion)                                                                            \
+  X(cuGetErrorName)                                                                                \
+  X(cuGetErrorString)                                                                              \
+  X(cuDeviceGet)                                                                                   \
+  X(cuDeviceGetCount)                                                                              \
+  X(cuDeviceGetName)                                                                               \
+  X(cuDeviceGetAttribute)                                                                          \
+  X(cuDeviceTotalMem)                                                                              \
+  X(cuDeviceGetPCIBusId)                                                                           \
+  X(cuDeviceCanAccessPeer)                                                                         \
+  X(cuDevicePrimaryCtxRetain)                                                                      \
+  X(cuDevicePrimaryCtxRelease)                                                                     \
+  X(cuCtxSetCurrent)                                                                               \
+  X(cuCtxGetCurrent)                                                                               \
+  X(cuCtxSynchronize)                                                                              \
+  X(cuCtxEnablePeerAccess)                                                                         \
+  X(cuCtxGetStreamPriorityRange)                                                                   \
+  X(cuMemGetInfo)                                                                                  \
+  X(cuMemAlloc)                                                                                    \
+  X(cuMemFree)                                                                                     \
+  X(cuMemHostAlloc)                                                                                \
+  X(cuMemFreeHost)                                                                                 \
+  X(cuMemHostRegister)                                                                             \
+  X(cuMemHostUnregister)                                                                           \
+  X(cuMemcpyHtoDAsync)                                                                             \
+  X(cuMemcpyDtoHAsync)                                                                             \
+  X(cuMemcpyDtoDAsync)                                                                             \
+  X(cuMemcpyPeerAsync)                                                                             \
+  X(cuMemsetD8Async)                                                                               \
+  X(cuStreamCreateWithPriority)                                                                    \
+  X(cuStreamDestroy)                                                                               \
+  X(cuStreamSynchronize)                                                                           \
+  X(cuStreamQuery)                                                                                 \
+  X(cuStreamWaitEvent)                                                                             \
+  X(cuEventCreate)                                                                                 \
+  X(cuEventDestroy)                                                                                \
+  X(cuEventRecord)                                                                                 \
+  X(cuEventSynchronize)                                                                            \
+  X(cuEventQuery)                                                                                  \
+  X(cuEventElapsedTime)                                                                            \
+  X(cuModuleLoadData)                                                                              \
+  X(cuModuleUnload)                                                                                \
+  X(cuModuleGetFunction)                                                                           \
+  X(cuModuleGetGlobal)                                                                             \
+  X(cuFuncSetAttribute)                                                                            \
+  X(cuLaunchKernel)
+
+#define CUARR_NVRTC_FUNCTIONS(X)                                                                   \
+  X(nvrtcVersion)                                                                                  \
+  X(nvrtcGetErrorString)                                                                           \
+  X(nvrtcCreateProgram)                                                                            \
+  X(nvrtcDestroyProgram)                                                                           \
+  X(nvrtcCompileProgram)                                                                           \
+  X(nvrtcGetProgramLogSize)                                                                        \
+  X(nvrtcGetProgramLog)                                                                            \
+  X(nvrtcGetCUBINSize)                                                                             \
+  X(nvrtcGetCUBIN)                                                                                 \
+  X(nvrtcAddNameExpression)                                                                        \
+  X(nvrtcGetLoweredName)
+
+#define CUARR_MEMBER_(f) __typeof__(&f) f;
+
+typedef struct cuarr_driver_api {
+  CUARR_DRIVER_FUNCTIONS(CUARR_MEMBER_)
+} cuarr_driver_api;
+
+typedef struct cuarr_nvrtc_api {
+  CUARR_NVRTC_FUNCTIONS(CUARR_MEMBER_)
+} cuarr_nvrtc_api;
+
+/* cuBLAS is only asked for its version here; its handle-based API comes with the matmul code.
+ * Declared by hand so that building needs no cublas header. */
+typedef struct cuarr_cublas_api {
+  int (*cublasGetProperty)(int type, int *value); /* libraryPropertyType: 0 major 1 minor 2 patch */
+} cuarr_cublas_api;
+
+/* Filled by the loaders below; valid only after they succeed. */
+extern cuarr_driver_api cuarr_cu;
+extern cuarr_nvrtc_api cuarr_nvrtc;
+extern cuarr_cublas_api cuarr_cublas;
+
+/* Open the library (once, thread-safe) and resolve every entry point.  The driver loader also
+ * runs cuInit(0).  On failure: CUARR_NOT_AVAILABLE with a message naming what is missing
+ * (the same message on every later call). */
+cuarr_status cuarr_load_driver(void);
+cuarr_status cuarr_load_nvrtc(void);
+cuarr_status cuarr_load_cublas(void);
+
+/* Turn a failed driver call into CUARR_CUDA_ERROR ("what: CUDA_ERROR_X (description)");
+ * CUDA_ERROR_OUT_OF_MEMORY becomes CUARR_OUT_OF_MEMORY.  CUDA_SUCCESS gives CUARR_OK. */
+cuarr_status cuarr_cu_check(CUresult r, const char *what);
+cuarr_status cuarr_nvrtc_check(nvrtcResult r, const char *what);
+
+/* Shorthand: return on failure. */
+#define CUARR_TRY(expr)                                                                            \
+  do {                                                                                             \
+    cuarr_status cuarr_try_status_ = (expr);                                                       \
+    if (cuarr_try_status_ != CUARR_OK) return cuarr_try_status_;                                   \
+  } while (0)
+#define CUARR_CU(call) CUARR_TRY(cuarr_cu_check(cuarr_cu.call, #call))
+
+#endif

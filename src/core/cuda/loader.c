@@ -1,0 +1,153 @@
+/*
+ * loader.c -- open libcuda, libnvrtc and libcublas with dlopen on first use.
+ *
+ * Each library is looked for as CUARR_LIB* names it, then by its sonames on the loader's
+ * path, then under $CUDA_HOME/lib64 (default /usr/local/cuda).  A library that is missing, or
+ * lacks an entry point, leaves its loader failing with a message that says which, every time.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+
+cuarr_driver_api cuarr_cu;
+cuarr_nvrtc_api cuarr_nvrtc;
+cuarr_cublas_api cuarr_cublas;
+
+#define XSTR_(x) #x
+#define XSTR(x) XSTR_(x) /* the name after cuda.h's renaming: cuMemAlloc -> "cuMemAlloc_v2" */
+
+/* One library's loading state: done once, the outcome kept. */
+typedef struct library {
+  pthread_once_t once;
+  cuarr_status status;
+  char message[512];
+  void *handle;
+} library;
+
+static library driver_lib = {PTHREAD_ONCE_INIT, CUARR_OK, "", NULL};
+static library nvrtc_lib = {PTHREAD_ONCE_INIT, CUARR_OK, "", NULL};
+static library cublas_lib = {PTHREAD_ONCE_INIT, CUARR_OK, "", NULL};
+
+/* Try env_var's file, then each soname on the loader's path, then under $CUDA_HOME/lib64. */
+static void *open_library(const char *env_var, const char *const *sonames, char *tried,
+                          size_t tried_size) {
+  const char *forced = getenv(env_var);
+  if (forced && *forced) {
+    void *h = dlopen(forced, RTLD_NOW | RTLD_LOCAL);
+    snprintf(tried, tried_size, "%s=%s (%s)", env_var, forced, h ? "ok" : dlerror());
+    return h;
+  }
+  const char *home = getenv("CUDA_HOME");
+  if (!home || !*home) home = "/usr/local/cuda";
+  for (const char *const *name = sonames; *name; name++) {
+    void *h = dlopen(*name, RTLD_NOW | RTLD_LOCAL);
+    if (h) return h;
+  }
+  for (const char *const *name = sonames; *name; name++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/lib64/%s", home, *name);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h) return h;
+  }
+  snprintf(tried, tried_size, "%s not found on the loader's path nor in %s/lib64 (set %s)",
+           sonames[0], home, env_var);
+  return NULL;
+}
+
+static void fail_library(library *lib, const char *fmt, const char *a, const char *b) {
+  lib->status = CUARR_NOT_AVAILABLE;
+  snprintf(lib->message, sizeof lib->message, fmt, a, b);
+  if (lib->handle) dlclose(lib->handle);
+  lib->handle = NULL;
+}
+
+#define RESOLVE_(f)                                                                                \
+  if (ok) {                                                                                        \
+    *(void **)&api->f = dlsym(lib->handle, XSTR(f));                                               \
+    if (!api->f) {                                                                                 \
+      fail_library(lib, "%s lacks %s", what, XSTR(f));                                             \
+      ok = 0;                                                                                      \
+    }                                                                                              \
+  }
+
+static void load_driver_once(void) {
+  static const char *const names[] = {"libcuda.so.1", "libcuda.so", NULL};
+  library *lib = &driver_lib;
+  cuarr_driver_api *api = &cuarr_cu;
+  const char *what = "the CUDA driver (libcuda.so.1)";
+  char tried[600] = "";
+  lib->handle = open_library("CUARR_LIBCUDA", names, tried, sizeof tried);
+  if (!lib->handle) {
+    fail_library(lib, "no CUDA driver: %s%s", tried, "");
+    return;
+  }
+  int ok = 1;
+  CUARR_DRIVER_FUNCTIONS(RESOLVE_)
+  if (!ok) return;
+  CUresult r = cuarr_cu.cuInit(0);
+  if (r != CUDA_SUCCESS) {
+    const char *name = "unknown error";
+    cuarr_cu.cuGetErrorName(r, &name);
+    fail_library(lib, "the CUDA driver did not initialise: cuInit failed with %s%s", name,
+                 r == CUDA_ERROR_NO_DEVICE ? " (no CUDA device)" : "");
+  }
+}
+
+static void load_nvrtc_once(void) {
+  static const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", NULL};
+  library *lib = &nvrtc_lib;
+  cuarr_nvrtc_api *api = &cuarr_nvrtc;
+  const char *what = "NVRTC (libnvrtc.so)";
+  char tried[600] = "";
+  lib->handle = open_library("CUARR_LIBNVRTC", names, tried, sizeof tried);
+  if (!lib->handle) {
+    fail_library(lib, "no NVRTC: %s%s", tried, "");
+    return;
+  }
+  int ok = 1;
+  CUARR_NVRTC_FUNCTIONS(RESOLVE_)
+}
+
+static void load_cublas_once(void) {
+  static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
+                                      NULL};
+  library *lib = &cublas_lib;
+  char tried[600] = "";
+  lib->handle = open_library("CUARR_LIBCUBLAS", names, tried, sizeof tried);
+  if (!lib->handle) {
+    fail_library(lib, "no cuBLAS: %s%s", tried, "");
+    return;
+  }
+  *(void **)&cuarr_cublas.cublasGetProperty = dlsym(lib->handle, "cublasGetProperty");
+  if (!cuarr_cublas.cublasGetProperty)
+    fail_library(lib, "%s lacks %s", "cuBLAS", "cublasGetProperty");
+}
+
+static cuarr_status finish(library *lib, void (*init)(void)) {
+  pthread_once(&lib->once, init);
+  if (lib->status != CUARR_OK) return cuarr_fail(lib->status, "%s", lib->message);
+  return CUARR_OK;
+}
+
+cuarr_status cuarr_load_driver(void) { return finish(&driver_lib, load_driver_once); }
+cuarr_status cuarr_load_nvrtc(void) { return finish(&nvrtc_lib, load_nvrtc_once); }
+cuarr_status cuarr_load_cublas(void) { return finish(&cublas_lib, load_cublas_once); }
+
+cuarr_status cuarr_cu_check(CUresult r, const char *what) {
+  if (r == CUDA_SUCCESS) return CUARR_OK;
+  const char *name = "CUDA_ERROR_UNKNOWN", *text = "unknown error";
+  cuarr_cu.cuGetErrorName(r, &name);
+  cuarr_cu.cuGetErrorString(r, &text);
+  cuarr_status s = r == CUDA_ERROR_OUT_OF_MEMORY ? CUARR_OUT_OF_MEMORY : CUARR_CUDA_ERROR;
+  return cuarr_fail(s, "%s: %s (%s)", what, name, text);
+}
+
+cuarr_status cuarr_nvrtc_check(nvrtcResult r, const char *what) {
+  if (r == NVRTC_SUCCESS) return CUARR_OK;
+  return cuarr_fail(CUARR_COMPILE_ERROR, "%s: %s", what, cuarr_nvrtc.nvrtcGetErrorString(r));
+}

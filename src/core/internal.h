@@ -1,0 +1,69 @@
+/*
+ * internal.h -- what the core's parts share with each other but not with embedders.
+ * Each part's functions are declared here beside the file that defines them.
+ */
+#ifndef CUARR_INTERNAL_H
+#define CUARR_INTERNAL_H
+
+#include "cuarr.h"
+#include "cuda/driver.h"
+
+/* ---- device/device.c */
+/* CUARR_VALUE_ERROR unless 0 <= device < count (loads the driver first). */
+cuarr_status cuarr_device_check(int device);
+/* The device's primary context (retained on first use). */
+cuarr_status cuarr_device_context(int device, CUcontext *out);
+/* The device's compute capability as major*10+minor (90 for sm_90). */
+cuarr_status cuarr_device_arch(int device, int *arch);
+
+/* ---- kernel/nvrtc.c : compile service with the in-memory cache */
+/* Compile `source` for sm_<arch> to a cubin (malloc'd, caller frees).  Fails with
+ * CUARR_COMPILE_ERROR carrying NVRTC's log and the source lines it points at, or
+ * CUARR_NOT_AVAILABLE without NVRTC.  Needs no GPU. */
+cuarr_status cuarr_nvrtc_compile(const char *source, const char *program_name,
+                                 const char *const *options, int n_options, int arch,
+                                 char **cubin, size_t *cubin_size);
+/* The kernel `kernel_name` (an extern "C" name) of `source`, compiled for the device's own
+ * architecture and loaded into its primary context; cached in memory by (device, source,
+ * options, name), so the second call compiles nothing.  Thread-safe. */
+cuarr_status cuarr_kernel_get(int device, const char *source, const char *kernel_name,
+                              const char *const *options, int n_options, CUfunction *out);
+/* cuLaunchKernel with the status checked. */
+cuarr_status cuarr_launch(CUfunction f, unsigned grid, unsigned block, unsigned shared_bytes,
+                          CUstream stream, void **args);
+
+/* ---- array/layout.c */
+/* Collapse a set of same-shaped operands for iteration: drop extent-1 axes and merge
+ * neighbouring axes that are contiguous with each other in every operand (C order).  shape
+ * and each strides[k] (k < n_operands) are rewritten in place; returns the new ndim (0 for a
+ * single element).  An empty shape (some extent 0) is left for the caller to skip. */
+int cuarr_collapse(int ndim, int64_t *shape, int n_operands, int64_t *const *strides);
+/* True when [lo, hi) byte ranges of the two arrays' memory may overlap. */
+bool cuarr_may_overlap(const cuarr_array *a, const cuarr_array *b);
+/* The lowest and one-past-highest byte offsets (from buf->ptr) the array touches. */
+void cuarr_array_extent(const cuarr_array *a, int64_t *lo, int64_t *hi);
+
+/* ---- host/host_copy.c : C loops for host arrays (no CUDA) */
+cuarr_status cuarr_host_copy(const cuarr_array *dst, const cuarr_array *src);
+cuarr_status cuarr_host_fill(const cuarr_array *dst, cuarr_scalar value);
+cuarr_status cuarr_host_fill_linear(const cuarr_array *dst, cuarr_scalar start, cuarr_scalar step,
+                                    bool last_is_stop, cuarr_scalar stop);
+
+/* ---- kernel/copy_kernels.c : generated device kernels (kernels/*.cu) */
+/* Same device; dst and src must not overlap unless identical layout (the transfer layer
+ * stages through a temporary otherwise). */
+cuarr_status cuarr_device_copy(cuarr_context *ctx, const cuarr_array *dst, const cuarr_array *src);
+cuarr_status cuarr_device_fill(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar value);
+cuarr_status cuarr_device_fill_linear(cuarr_context *ctx, const cuarr_array *dst,
+                                      cuarr_scalar start, cuarr_scalar step, bool last_is_stop,
+                                      cuarr_scalar stop);
+/* For `make test`: compile (NVRTC only, no GPU) every copy/fill/linear kernel variant the
+ * generator can produce for sm_<arch>; returns how many compiled, fails on the first error. */
+cuarr_status cuarr_copy_kernels_compile_all(int arch, int *n_compiled);
+
+/* ---- the CUstream of a context (NULL = null stream) */
+static inline CUstream cuarr_ctx_stream(const cuarr_context *ctx) {
+  return ctx && ctx->stream ? (CUstream)ctx->stream->handle : NULL;
+}
+
+#endif

@@ -1,0 +1,344 @@
+/*
+ * cuarr.h -- the public C API of cuarr's core.
+ *
+ * The core has no Lua in it: a C or C++ host (a game engine, a simulator) can use device and
+ * host arrays, the memory pools, streams and the copy kernels directly.  The Lua binding
+ * (src/lua/) is one client of this header.
+ *
+ * Conventions
+ *  - Functions that can fail return a cuarr_status; on failure the message is kept per thread
+ *    and read with cuarr_last_error().  Nothing prints, nothing exits.
+ *  - Indices, axes and device ordinals are 0-based here (C's and CUDA's); the Lua binding
+ *    converts its 1-based ones.
+ *  - Strides and offsets are in bytes.
+ *  - Device pointers are carried as void * (a CUdeviceptr fits on every 64-bit platform).
+ */
+#ifndef CUARR_H
+#define CUARR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CUARR_VERSION "0.1.0"
+#define CUARR_MAXDIM 32
+#define CUARR_HOST (-1) /* the "device" of host memory */
+
+/* ---------------------------------------------------------------- errors */
+
+typedef enum cuarr_status {
+  CUARR_OK = 0,
+  CUARR_VALUE_ERROR,
+  CUARR_TYPE_ERROR,
+  CUARR_INDEX_ERROR,
+  CUARR_OUT_OF_MEMORY,
+  CUARR_COMPILE_ERROR,
+  CUARR_CUDA_ERROR,
+  CUARR_NOT_AVAILABLE,
+} cuarr_status;
+
+/* "ValueError", "OutOfMemoryError", ... */
+const char *cuarr_status_name(cuarr_status s);
+/* The message of the last failure on this thread ("" if none). */
+const char *cuarr_last_error(void);
+/* Record a failure (printf-style message) and return s, so callers write
+ * `return cuarr_fail(CUARR_VALUE_ERROR, "bad shape %d", n);`. */
+cuarr_status cuarr_fail(cuarr_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ---------------------------------------------------------------- dtypes */
+
+typedef enum cuarr_dtype {
+  CUARR_BOOL,
+  CUARR_INT8,
+  CUARR_INT16,
+  CUARR_INT32,
+  CUARR_INT64,
+  CUARR_UINT8,
+  CUARR_UINT16,
+  CUARR_UINT32,
+  CUARR_UINT64,
+  CUARR_FLOAT16,
+  CUARR_FLOAT32,
+  CUARR_FLOAT64,
+  CUARR_NDTYPES
+} cuarr_dtype;
+
+size_t cuarr_dtype_size(cuarr_dtype d);
+const char *cuarr_dtype_name(cuarr_dtype d);  /* "float32" */
+const char *cuarr_dtype_ctype(cuarr_dtype d); /* the type's name in generated CUDA C */
+/* Accepts the names above and NumPy's char codes ("?", "b", "h", "i", "l"/"q", "B", "H", "I",
+ * "L"/"Q", "e", "f", "d"). */
+bool cuarr_dtype_from_name(const char *name, cuarr_dtype *out);
+bool cuarr_dtype_is_bool(cuarr_dtype d);
+bool cuarr_dtype_is_signed(cuarr_dtype d);   /* signed integers */
+bool cuarr_dtype_is_unsigned(cuarr_dtype d); /* unsigned integers */
+bool cuarr_dtype_is_integer(cuarr_dtype d);  /* signed or unsigned integers, not bool */
+bool cuarr_dtype_is_float(cuarr_dtype d);
+
+/* IEEE half <-> float, round to nearest even (host side). */
+uint16_t cuarr_float_to_half(float f);
+float cuarr_half_to_float(uint16_t h);
+
+/* A typed scalar: the value of one element, or of a Lua number. */
+typedef struct cuarr_scalar {
+  cuarr_dtype dtype; /* BOOL uses .b, signed ints .i, unsigned .u, floats .f */
+  union {
+    bool b;
+    int64_t i;
+    uint64_t u;
+    double f;
+  } v;
+} cuarr_scalar;
+
+/* Store s converted to dtype `to` at out (cuarr_dtype_size(to) bytes), with cuarr's casting
+ * rules: float -> integer saturates and NaN becomes 0; integer -> narrower integer wraps;
+ * anything -> bool is (x != 0). */
+void cuarr_scalar_store(cuarr_scalar s, cuarr_dtype to, void *out);
+/* Read the element of dtype d at p. */
+cuarr_scalar cuarr_scalar_load(const void *p, cuarr_dtype d);
+
+/* ---------------------------------------------------------------- streams and events */
+
+typedef struct cuarr_stream {
+  void *handle; /* CUstream; NULL is the device's null (legacy default) stream */
+  int device;
+  int priority;
+  bool non_blocking;
+} cuarr_stream;
+
+typedef struct cuarr_event {
+  void *handle; /* CUevent */
+  int device;
+  bool timing;
+  bool blocking;
+} cuarr_event;
+
+cuarr_status cuarr_stream_create(int device, bool non_blocking, int priority, cuarr_stream *out);
+cuarr_status cuarr_stream_destroy(cuarr_stream *s); /* idempotent; the null stream is a no-op */
+cuarr_status cuarr_stream_synchronize(const cuarr_stream *s);
+cuarr_status cuarr_stream_query(const cuarr_stream *s, bool *done);
+cuarr_status cuarr_stream_wait_event(const cuarr_stream *s, const cuarr_event *e);
+/* Range of stream priorities the device allows (least, greatest). */
+cuarr_status cuarr_stream_priority_range(int device, int *least, int *greatest);
+
+cuarr_status cuarr_event_create(int device, bool timing, bool blocking, cuarr_event *out);
+cuarr_status cuarr_event_destroy(cuarr_event *e); /* idempotent */
+cuarr_status cuarr_event_record(const cuarr_event *e, const cuarr_stream *s);
+cuarr_status cuarr_event_synchronize(const cuarr_event *e);
+cuarr_status cuarr_event_query(const cuarr_event *e, bool *done);
+cuarr_status cuarr_event_elapsed_ms(const cuarr_event *start, const cuarr_event *end, float *ms);
+
+/* ---------------------------------------------------------------- devices and runtime */
+
+/* True when the driver loads, initialises and reports at least one device.  Never fails. */
+bool cuarr_is_available(void);
+/* Fails with CUARR_NOT_AVAILABLE (naming what is missing) when there is no usable driver. */
+cuarr_status cuarr_device_count(int *count);
+/* Make the device's primary context current on this thread (retained on first use). */
+cuarr_status cuarr_device_activate(int device);
+cuarr_status cuarr_device_synchronize(int device);
+
+typedef struct cuarr_device_props {
+  char name[256];
+  char pci_bus_id[32];
+  int major, minor; /* compute capability */
+  size_t total_memory;
+  int multiprocessors;
+  int max_threads_per_block;
+  int warp_size;
+  size_t l2_cache_bytes;
+  size_t shared_memory_per_block;
+  int clock_rate_khz;
+  int memory_clock_rate_khz;
+  int memory_bus_width;
+} cuarr_device_props;
+
+cuarr_status cuarr_device_properties(int device, cuarr_device_props *out);
+cuarr_status cuarr_device_memory_info(int device, size_t *free_bytes, size_t *total_bytes);
+cuarr_status cuarr_device_can_access_peer(int device, int peer, bool *yes);
+
+typedef struct cuarr_runtime_info {
+  int driver_version;  /* 13000 for CUDA 13.0; -1 when no driver */
+  int nvrtc_version;   /* major*1000 + minor*10; -1 when NVRTC is not found */
+  int cublas_version;  /* cuBLAS's integer version; -1 when cuBLAS is not found */
+  int device_count;    /* 0 when no driver */
+  char driver_missing[256]; /* why the driver is unusable, or "" */
+} cuarr_runtime_info;
+
+void cuarr_runtime(cuarr_runtime_info *out); /* never fails */
+
+/* ---------------------------------------------------------------- memory pools */
+
+/* A pool hands out blocks carved from larger raw allocations, as CuPy's pools do: sizes rounded
+ * up to 512 bytes, best fit among free chunks, split on reuse and merged with free neighbours
+ * on release.  Free chunks are kept per stream: a chunk freed on stream S is handed out again
+ * only to allocations on S. */
+typedef struct cuarr_pool cuarr_pool;
+typedef struct cuarr_block {
+  void *ptr;   /* device address (or host address for the pinned pool) */
+  size_t size; /* rounded size */
+} cuarr_block;
+
+/* Where a pool's raw memory comes from: the driver (cuMemAlloc, cuMemHostAlloc), or anything an
+ * embedder supplies. */
+typedef struct cuarr_raw_allocator {
+  cuarr_status (*alloc)(void *state, size_t size, void **ptr); /* CUARR_OUT_OF_MEMORY if none */
+  void (*free)(void *state, void *ptr, size_t size);
+  void *state;
+} cuarr_raw_allocator;
+
+/* Called when an allocation fails, before retrying once: the client releases what it can (the
+ * Lua binding runs a full garbage collection).  May be NULL. */
+typedef struct cuarr_reclaim {
+  void (*fn)(void *ud);
+  void *ud;
+} cuarr_reclaim;
+
+cuarr_pool *cuarr_pool_new(cuarr_raw_allocator raw, size_t capacity); /* NULL on malloc failure */
+void cuarr_pool_delete(cuarr_pool *p); /* releases every cached chunk; blocks in use leak */
+
+/* The process-wide pools (created on first use; NULL with the error set when the device does not
+ * exist or the driver is unavailable). */
+cuarr_pool *cuarr_device_pool(int device);
+cuarr_pool *cuarr_pinned_pool(void);
+
+/* Allocate size bytes (0 is allowed and yields a 512-byte block) for use on `stream` (the handle;
+ * NULL for the null stream).  On failure: free cached blocks, call reclaim, retry; then
+ * CUARR_OUT_OF_MEMORY with requested size, bytes in use and the limit in the message. */
+cuarr_status cuarr_pool_alloc(cuarr_pool *p, size_t size, void *stream, cuarr_reclaim reclaim,
+                              cuarr_block **out);
+/* Return a block; its memory may be handed out again at once to work on the same stream. */
+void cuarr_pool_free(cuarr_pool *p, cuarr_block *b, void *stream);
+
+size_t cuarr_pool_used_bytes(cuarr_pool *p);  /* in blocks handed out */
+size_t cuarr_pool_total_bytes(cuarr_pool *p); /* held from the raw allocator */
+size_t cuarr_pool_free_bytes(cuarr_pool *p);  /* total - used */
+size_t cuarr_pool_n_free_blocks(cuarr_pool *p);
+/* Give back to the raw allocator every raw allocation that is wholly free.  stream: only those
+ * kept for that stream; all_streams=true: every stream's. */
+void cuarr_pool_free_all_blocks(cuarr_pool *p);
+void cuarr_pool_set_limit(cuarr_pool *p, size_t limit); /* 0: no limit */
+size_t cuarr_pool_get_limit(cuarr_pool *p);
+size_t cuarr_pool_capacity(cuarr_pool *p); /* e.g. the device's total memory; 0 if unknown */
+
+/* ---------------------------------------------------------------- buffers and arrays */
+
+/* A reference-counted allocation.  Every array is a view of one. */
+typedef struct cuarr_buffer cuarr_buffer;
+struct cuarr_buffer {
+  long refs;    /* atomically updated through retain/release */
+  void *ptr;    /* NULL once freed */
+  size_t nbytes;
+  int device;   /* CUDA ordinal, or CUARR_HOST */
+  bool pinned;  /* host memory that is page-locked */
+  /* Gives ptr back to where it came from (pool, malloc, the embedder); NULL: nothing to do. */
+  void (*release)(cuarr_buffer *b);
+  void *release_state;
+  void *stream; /* stream handle the memory was last used on (its pool chunk is kept there) */
+};
+
+/* Host memory from malloc (pinned=false) or the pinned pool (pinned=true). */
+cuarr_status cuarr_buffer_new_host(size_t nbytes, bool pinned, cuarr_reclaim reclaim,
+                                   cuarr_buffer **out);
+/* Device memory from the device's pool, for use on stream (a handle, or NULL). */
+cuarr_status cuarr_buffer_new_device(int device, size_t nbytes, void *stream, cuarr_reclaim reclaim,
+                                     cuarr_buffer **out);
+/* Wrap memory the caller owns (zero-copy).  release (may be NULL) is called once with the
+ * buffer when the last reference goes or on cuarr_buffer_free. */
+cuarr_status cuarr_buffer_wrap(void *ptr, size_t nbytes, int device, bool pinned,
+                               void (*release)(cuarr_buffer *b), void *release_state,
+                               cuarr_buffer **out);
+void cuarr_buffer_retain(cuarr_buffer *b);
+void cuarr_buffer_release(cuarr_buffer *b); /* frees the struct at refs 0 */
+/* Give the memory back now; every view of it sees ptr == NULL afterwards.  Idempotent. */
+void cuarr_buffer_free(cuarr_buffer *b);
+
+typedef struct cuarr_array {
+  cuarr_buffer *buf; /* one reference held per array value that owns it */
+  cuarr_dtype dtype;
+  int ndim;
+  int64_t offset; /* bytes from buf->ptr to the first element */
+  int64_t shape[CUARR_MAXDIM];
+  int64_t strides[CUARR_MAXDIM];
+} cuarr_array;
+
+int64_t cuarr_array_size(const cuarr_array *a);
+int cuarr_array_device(const cuarr_array *a); /* CUARR_HOST for host arrays */
+bool cuarr_array_is_c_contiguous(const cuarr_array *a);
+bool cuarr_array_is_f_contiguous(const cuarr_array *a);
+/* Address of the first element (host pointer or device address); NULL if freed. */
+void *cuarr_array_data(const cuarr_array *a);
+/* Fails with CUARR_VALUE_ERROR "array has been freed" if the buffer was freed. */
+cuarr_status cuarr_array_check_live(const cuarr_array *a);
+
+/* Check a shape (ndim <= CUARR_MAXDIM, no negative extents, element count * itemsize fits in
+ * int64) and return the element count. */
+cuarr_status cuarr_shape_check(int ndim, const int64_t *shape, cuarr_dtype dtype, int64_t *size);
+/* C-order strides for shape. */
+void cuarr_strides_c(int ndim, const int64_t *shape, size_t itemsize, int64_t *strides);
+
+/* A new C-contiguous array (uninitialised) on device (CUARR_HOST for host memory).  pinned
+ * applies to host arrays.  The array holds the only reference to its new buffer. */
+cuarr_status cuarr_array_empty(int device, cuarr_dtype dtype, int ndim, const int64_t *shape,
+                               bool pinned, void *stream, cuarr_reclaim reclaim, cuarr_array *out);
+/* Drop the array's buffer reference (the array value becomes empty). */
+void cuarr_array_release(cuarr_array *a);
+/* out = a as another value sharing a's buffer (retains it). */
+void cuarr_array_share(const cuarr_array *a, cuarr_array *out);
+
+/* Views: out shares a's buffer (retained).  On failure out is untouched. */
+/* Reshape without copying when the strides allow it; *copied=false then.  When a view is
+ * impossible, nothing is retained and *needs_copy = true (the caller copies a into a new
+ * C-contiguous array of that shape).  One extent may be -1. */
+cuarr_status cuarr_view_reshape(const cuarr_array *a, int ndim, const int64_t *shape,
+                                cuarr_array *out, bool *needs_copy);
+cuarr_status cuarr_view_transpose(const cuarr_array *a, const int *perm /* NULL: reverse */,
+                                  cuarr_array *out);
+cuarr_status cuarr_view_swapaxes(const cuarr_array *a, int axis1, int axis2, cuarr_array *out);
+/* axis < 0: every axis of extent 1; else that axis (must have extent 1). */
+cuarr_status cuarr_view_squeeze(const cuarr_array *a, int axis, cuarr_array *out);
+/* Insert an axis of extent 1 at position axis (0..ndim). */
+cuarr_status cuarr_view_expand_dims(const cuarr_array *a, int axis, cuarr_array *out);
+/* Keep `count` elements along axis, starting at start (0-based, in range), every step-th
+ * (step != 0, may be negative). */
+cuarr_status cuarr_view_slice(const cuarr_array *a, int axis, int64_t start, int64_t count,
+                              int64_t step, cuarr_array *out);
+/* Select index i (0-based, in range) along axis, removing the axis. */
+cuarr_status cuarr_view_select(const cuarr_array *a, int axis, int64_t i, cuarr_array *out);
+/* Broadcast a to shape (NumPy rules), using stride 0 on the new or extent-1 axes. */
+cuarr_status cuarr_view_broadcast(const cuarr_array *a, int ndim, const int64_t *shape,
+                                  cuarr_array *out);
+
+/* ---------------------------------------------------------------- copies and fills */
+
+/* The context of a call: the stream to queue work on and how to reclaim memory. */
+typedef struct cuarr_context {
+  cuarr_stream *stream; /* NULL: the null stream of the array's device */
+  cuarr_reclaim reclaim;
+} cuarr_context;
+
+/* dst[...] = src, src broadcast to dst's shape, converting dtype with the casting rules of
+ * cuarr_scalar_store.  Works for every placement: host->host, device->same device (a kernel),
+ * host<->device (staged through the pinned pool when the host side is pageable), device->other
+ * device (peer copy).  Copies that involve pageable host memory have completed on return; the
+ * others are queued on the stream.  Overlapping dst and src are handled. */
+cuarr_status cuarr_copy(cuarr_context *ctx, const cuarr_array *dst, const cuarr_array *src);
+/* Every element of dst = value (converted). */
+cuarr_status cuarr_fill(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar value);
+/* dst (1-D) element k = start + k * step, computed in double (float dtypes) or int64 (integer
+ * dtypes) and converted; if last_is_stop, the final element is `stop` exactly (linspace). */
+cuarr_status cuarr_fill_linear(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar start,
+                               cuarr_scalar step, bool last_is_stop, cuarr_scalar stop);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
