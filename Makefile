@@ -75,9 +75,25 @@ test-gpu: deps
 	@$(MAKE) --no-print-directory all ctest
 	$(RUN_ENV) CUARR_REQUIRE_GPU=1 $(BUSTED) --lua=$(LUA) -o utfTerminal spec
 
+# The machine's own ceilings, measured with the raw driver API (bench/ceilings.c).
+$(BUILD)/bench/ceilings: bench/ceilings.c $(CORE_OBJECTS) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJECTS) -ldl -lm
+
+# The ceilings first (without a usable GPU this stops here, with the reason on stderr), then
+# cuarr's own figures beside them (bench/run.lua), then the same cases through CuPy and PyTorch
+# for cuarr/peer ratios.  The peers cost some 20 s of device time, mostly their imports, which
+# is cheap next to the rest, so they run by default: CUARR_PEERS=0 skips them, and a peer that
+# is not installed is reported, not fatal.
 bench: deps
-	@$(MAKE) --no-print-directory all
-	$(RUN_ENV) $(LUA) bench/run.lua
+	@$(MAKE) --no-print-directory all $(BUILD)/bench/ceilings
+	$(BUILD)/bench/ceilings > $(BUILD)/bench/ceilings.txt \
+	  || { cat $(BUILD)/bench/ceilings.txt; exit 1; }
+	CUARR_CEILINGS=$(BUILD)/bench/ceilings.txt CUARR_BENCH_OUT=$(BUILD)/bench/cuarr.txt \
+	  $(RUN_ENV) $(LUA) bench/run.lua
+	@if [ "$${CUARR_PEERS:-1}" = 0 ]; then echo "peers skipped (CUARR_PEERS=0)"; \
+	elif ! command -v python3 >/dev/null; then echo "peers skipped: no python3"; \
+	else python3 bench/compare_peers.py $(BUILD)/bench/cuarr.txt; fi
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -142,6 +142,8 @@ cuarr_status cuarr_event_elapsed_ms(const cuarr_event *start, const cuarr_event 
 bool cuarr_is_available(void);
 /* Fails with CUARR_NOT_AVAILABLE (naming what is missing) when there is no usable driver. */
 cuarr_status cuarr_device_count(int *count);
+/* CUARR_VALUE_ERROR unless 0 <= device < count (CUARR_NOT_AVAILABLE without a driver). */
+cuarr_status cuarr_device_check(int device);
 /* Make the device's primary context current on this thread (retained on first use). */
 cuarr_status cuarr_device_activate(int device);
 cuarr_status cuarr_device_synchronize(int device);

@@ -9,8 +9,6 @@
 #include "cuda/driver.h"
 
 /* ---- device/device.c */
-/* CUARR_VALUE_ERROR unless 0 <= device < count (loads the driver first). */
-cuarr_status cuarr_device_check(int device);
 /* The device's primary context (retained on first use). */
 cuarr_status cuarr_device_context(int device, CUcontext *out);
 /* The device's compute capability as major*10+minor (90 for sm_90). */
@@ -49,7 +47,7 @@ cuarr_status cuarr_host_fill(const cuarr_array *dst, cuarr_scalar value);
 cuarr_status cuarr_host_fill_linear(const cuarr_array *dst, cuarr_scalar start, cuarr_scalar step,
                                     bool last_is_stop, cuarr_scalar stop);
 
-/* ---- kernel/copy_kernels.c : generated device kernels (kernels/*.cu) */
+/* ---- kernel/copy_kernels.c : generated device kernels (from kernels/) */
 /* Same device; dst and src must not overlap unless identical layout (the transfer layer
  * stages through a temporary otherwise). */
 cuarr_status cuarr_device_copy(cuarr_context *ctx, const cuarr_array *dst, const cuarr_array *src);

@@ -5,7 +5,9 @@
  * path, then under $CUDA_HOME/lib64 (default /usr/local/cuda).  A library that is missing, or
  * lacks an entry point, leaves its loader failing with a message that says which, every time.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>

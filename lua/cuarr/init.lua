@@ -1,0 +1,119 @@
+-- cuarr: GPU arrays for Lua 5.4.
+--
+-- The C module (cuarr.core) does the work; this front end assembles the namespace the user
+-- sees: the device functions, cuarr.cpu for host arrays, dtype names, printing, scope guards
+-- for devices and streams, and the lazily read runtime versions.  Nothing here touches the
+-- CUDA driver at load time: `require "cuarr"` works on a machine without a GPU.
+
+local core = require "cuarr.core"
+local printing = require "cuarr.printing"
+
+local M = {}
+local mt = core.metatables
+
+for name, value in pairs(core) do
+  if name ~= "metatables" and name ~= "cpu" then M[name] = value end
+end
+
+-- dtype names as constants: cuarr.float32 == "float32".
+local dtypes = { "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                 "uint64", "float16", "float32", "float64" }
+for _, d in ipairs(dtypes) do M[d] = d end
+
+-- Host arrays: the same creations, plus the functions that work on any array.
+local cpu = {}
+for name, fn in pairs(core.cpu) do cpu[name] = fn end
+for _, name in ipairs { "reshape", "ravel", "flatten", "transpose", "swapaxes", "squeeze",
+                        "expand_dims", "copy", "astype", "ascontiguousarray" } do
+  cpu[name] = core[name]
+end
+for _, d in ipairs(dtypes) do cpu[d] = d end
+M.cpu = cpu
+
+-- Numba's explicit-transfer names.
+M.device_array = M.empty
+M.device_array_like = M.empty_like
+function M.pinned_array(shape, dtype)
+  return core.cpu.empty(shape, dtype, { pinned = true })
+end
+function M.asnumpy(a, stream) return a:get(stream) end
+
+-- The versions of the driver, NVRTC and cuBLAS, read on first use.
+M.runtime = setmetatable({}, {
+  __index = function(t, k)
+    for key, value in pairs(core.runtime_info()) do rawset(t, key, value) end
+    return rawget(t, k)
+  end,
+})
+
+-- Printing: tostring(a) is NumPy's repr.
+mt.ndarray.__tostring = printing.repr
+mt.ndarray.methods.str = printing.str
+mt.ndarray.methods.repr = printing.repr
+
+-- Scope guards: `local _ <close> = x:enter()` restores what was current when the scope ends.
+local Guard = { __name = "cuarr.Guard" }
+Guard.__index = Guard
+Guard.__close = function(self)
+  if not self.closed then
+    self.closed = true
+    self.restore()
+  end
+end
+Guard.close = Guard.__close
+local function guard(restore) return setmetatable({ restore = restore }, Guard) end
+
+function mt.Device.methods.enter(self)
+  local previous = core.get_device_id()
+  self:use()
+  return guard(function() core.Device(previous):use() end)
+end
+
+function mt.Stream.methods.enter(self)
+  local device = self.device
+  local previous_device = core.get_device_id()
+  device:use()
+  local previous = core.get_current_stream()
+  self:use()
+  return guard(function()
+    previous:use()
+    core.Device(previous_device):use()
+  end)
+end
+
+local function as_device(d)
+  if math.type(d) == "integer" then return core.Device(d) end
+  return d
+end
+
+-- cuarr.with_device(d, fn, ...) / cuarr.with_stream(s, fn, ...): fn(...) with d (or s)
+-- current, restored afterwards even when fn raises.
+function M.with_device(d, fn, ...)
+  local _ <close> = as_device(d):enter()
+  return fn(...)
+end
+
+function M.with_stream(s, fn, ...)
+  local _ <close> = s:enter()
+  return fn(...)
+end
+
+-- The module that suits the arguments: cuarr for device arrays, cuarr.cpu otherwise, so that
+-- `local xp = cuarr.get_array_module(x)` writes code that runs on either.
+function M.get_array_module(...)
+  for i = 1, select("#", ...) do
+    local a = select(i, ...)
+    if getmetatable(a) == mt.ndarray and a.device ~= "cpu" then return M end
+  end
+  return cpu
+end
+cpu.get_array_module = M.get_array_module
+
+-- Error objects carry .kind and .message; this tells them from other errors.
+function M.is_error(e, kind)
+  return getmetatable(e) == mt.Error and (kind == nil or e.kind == kind)
+end
+
+M.ndarray = mt.ndarray
+M.__version__ = core.__version__
+return M

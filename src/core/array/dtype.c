@@ -1,0 +1,104 @@
+/*
+ * dtype.c -- the twelve dtypes: sizes, names, CUDA C type names, predicates, float16, and
+ * storing and loading typed scalars with cuarr's casting rules (host/cast.h holds the rules).
+ */
+#include <string.h>
+
+#include "cuarr.h"
+#include "host/cast.h"
+
+typedef struct dtype_info {
+  const char *name;
+  const char *ctype; /* as generated kernels spell it; __half_t is the kernels' own struct */
+  const char *codes; /* NumPy char codes */
+  size_t size;
+} dtype_info;
+
+static const dtype_info infos[CUARR_NDTYPES] = {
+    [CUARR_BOOL] = {"bool", "bool", "?", 1},
+    [CUARR_INT8] = {"int8", "signed char", "b", 1},
+    [CUARR_INT16] = {"int16", "short", "h", 2},
+    [CUARR_INT32] = {"int32", "int", "i", 4},
+    [CUARR_INT64] = {"int64", "long long", "lq", 8},
+    [CUARR_UINT8] = {"uint8", "unsigned char", "B", 1},
+    [CUARR_UINT16] = {"uint16", "unsigned short", "H", 2},
+    [CUARR_UINT32] = {"uint32", "unsigned int", "I", 4},
+    [CUARR_UINT64] = {"uint64", "unsigned long long", "LQ", 8},
+    [CUARR_FLOAT16] = {"float16", "__half_t", "e", 2},
+    [CUARR_FLOAT32] = {"float32", "float", "f", 4},
+    [CUARR_FLOAT64] = {"float64", "double", "d", 8},
+};
+
+static bool valid(cuarr_dtype d) { return (unsigned)d < CUARR_NDTYPES; }
+
+size_t cuarr_dtype_size(cuarr_dtype d) { return valid(d) ? infos[d].size : 0; }
+const char *cuarr_dtype_name(cuarr_dtype d) { return valid(d) ? infos[d].name : "unknown"; }
+const char *cuarr_dtype_ctype(cuarr_dtype d) { return valid(d) ? infos[d].ctype : NULL; }
+
+bool cuarr_dtype_from_name(const char *name, cuarr_dtype *out) {
+  if (!name || !*name)
+    return false;
+  for (int d = 0; d < CUARR_NDTYPES; d++) {
+    bool is_code = name[1] == '\0' && strchr(infos[d].codes, name[0]) != NULL;
+    if (is_code || strcmp(name, infos[d].name) == 0) {
+      *out = (cuarr_dtype)d;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool cuarr_dtype_is_bool(cuarr_dtype d) { return d == CUARR_BOOL; }
+bool cuarr_dtype_is_signed(cuarr_dtype d) { return d >= CUARR_INT8 && d <= CUARR_INT64; }
+bool cuarr_dtype_is_unsigned(cuarr_dtype d) { return d >= CUARR_UINT8 && d <= CUARR_UINT64; }
+bool cuarr_dtype_is_integer(cuarr_dtype d) { return d >= CUARR_INT8 && d <= CUARR_UINT64; }
+bool cuarr_dtype_is_float(cuarr_dtype d) { return d >= CUARR_FLOAT16 && d <= CUARR_FLOAT64; }
+
+uint16_t cuarr_float_to_half(float f) { return cuarr_cast_double_to_half((double)f); }
+float cuarr_half_to_float(uint16_t h) { return cuarr_cast_half_to_float(h); }
+
+void cuarr_scalar_store(cuarr_scalar s, cuarr_dtype to, void *out) {
+  switch (to) {
+#define STORE_CASE(_, name, ENUM, load_t, store_t, cls)                                            \
+  case ENUM: {                                                                                     \
+    store_t r;                                                                                     \
+    if (s.dtype == CUARR_BOOL)                                                                     \
+      r = cuarr_cast_##name##_from_u64(s.v.b);                                                     \
+    else if (cuarr_dtype_is_signed(s.dtype))                                                       \
+      r = cuarr_cast_##name##_from_i64(s.v.i);                                                     \
+    else if (cuarr_dtype_is_unsigned(s.dtype))                                                     \
+      r = cuarr_cast_##name##_from_u64(s.v.u);                                                     \
+    else                                                                                           \
+      r = cuarr_cast_##name##_from_f64(s.v.f);                                                     \
+    memcpy(out, &r, sizeof r);                                                                     \
+    return;                                                                                        \
+  }
+    CUARR_DTYPE_LIST(STORE_CASE, _)
+#undef STORE_CASE
+  case CUARR_NDTYPES: break;
+  }
+}
+
+cuarr_scalar cuarr_scalar_load(const void *p, cuarr_dtype d) {
+  cuarr_scalar s;
+  memset(&s, 0, sizeof s);
+  s.dtype = d;
+  switch (d) {
+#define LOAD_B(x) s.v.b = (x) != 0
+#define LOAD_I(x) s.v.i = (x)
+#define LOAD_U(x) s.v.u = (x)
+#define LOAD_H(x) s.v.f = (double)cuarr_cast_half_to_float(x)
+#define LOAD_F(x) s.v.f = (double)(x)
+#define LOAD_CASE(_, name, ENUM, load_t, store_t, cls)                                             \
+  case ENUM: {                                                                                     \
+    load_t x;                                                                                      \
+    memcpy(&x, p, sizeof x);                                                                       \
+    LOAD_##cls(x);                                                                                 \
+    break;                                                                                         \
+  }
+    CUARR_DTYPE_LIST(LOAD_CASE, _)
+#undef LOAD_CASE
+  case CUARR_NDTYPES: break;
+  }
+  return s;
+}

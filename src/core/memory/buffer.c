@@ -1,0 +1,124 @@
+/*
+ * buffer.c -- reference-counted allocations, the storage under every array.
+ *
+ * A buffer's memory can go back before the struct does: cuarr_buffer_free (x:free(), a <close>
+ * variable) releases it at once, while views may still hold the struct; they then see
+ * ptr == NULL and refuse to run.  The struct goes when the last reference does.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+
+/* A buffer carved from a pool: the block to give back, and which pool. */
+typedef struct pooled_buffer {
+  cuarr_buffer buf; /* first member: the release hook casts back */
+  cuarr_pool *pool;
+  cuarr_block *block;
+} pooled_buffer;
+
+static void release_malloc(cuarr_buffer *b) { free(b->ptr); }
+
+/* The chunk is filed under the stream the memory was last used on, so that only work ordered
+ * after that use can have it next. */
+static void release_pooled(cuarr_buffer *b) {
+  pooled_buffer *pb = (pooled_buffer *)b;
+  cuarr_pool_free(pb->pool, pb->block, b->stream);
+  pb->block = NULL;
+}
+
+static void buffer_init(cuarr_buffer *b, void *ptr, size_t nbytes, int device, bool pinned,
+                        void (*release)(cuarr_buffer *), void *release_state, void *stream) {
+  b->refs = 1;
+  b->ptr = ptr;
+  b->nbytes = nbytes;
+  b->device = device;
+  b->pinned = pinned;
+  b->release = release;
+  b->release_state = release_state;
+  b->stream = stream;
+}
+
+static cuarr_status out_of_host_memory(size_t nbytes) {
+  return cuarr_fail(CUARR_OUT_OF_MEMORY, "out of host memory allocating %zu bytes", nbytes);
+}
+
+/* A block of pool for stream, wrapped in a new buffer. */
+static cuarr_status new_pooled(cuarr_pool *pool, int device, bool pinned, size_t nbytes,
+                               void *stream, cuarr_reclaim reclaim, cuarr_buffer **out) {
+  pooled_buffer *pb = malloc(sizeof *pb);
+  if (!pb)
+    return out_of_host_memory(sizeof *pb);
+  cuarr_status s = cuarr_pool_alloc(pool, nbytes, stream, reclaim, &pb->block);
+  if (s != CUARR_OK) {
+    free(pb);
+    return s;
+  }
+  pb->pool = pool;
+  buffer_init(&pb->buf, pb->block->ptr, nbytes, device, pinned, release_pooled, pool, stream);
+  *out = &pb->buf;
+  return CUARR_OK;
+}
+
+cuarr_status cuarr_buffer_new_host(size_t nbytes, bool pinned, cuarr_reclaim reclaim,
+                                   cuarr_buffer **out) {
+  if (pinned) {
+    cuarr_pool *pool = cuarr_pinned_pool();
+    if (!pool) { /* the driver is missing (that status again), or malloc failed */
+      cuarr_status s = cuarr_load_driver();
+      return s != CUARR_OK ? s : CUARR_OUT_OF_MEMORY;
+    }
+    return new_pooled(pool, CUARR_HOST, true, nbytes, NULL, reclaim, out);
+  }
+  (void)reclaim; /* the C heap has no cache of ours to reclaim from */
+  cuarr_buffer *b = malloc(sizeof *b);
+  void *ptr = malloc(nbytes ? nbytes : 1); /* a 0-byte buffer still has an address */
+  if (!b || !ptr) {
+    free(b);
+    free(ptr);
+    return out_of_host_memory(nbytes);
+  }
+  buffer_init(b, ptr, nbytes, CUARR_HOST, false, release_malloc, NULL, NULL);
+  *out = b;
+  return CUARR_OK;
+}
+
+cuarr_status cuarr_buffer_new_device(int device, size_t nbytes, void *stream, cuarr_reclaim reclaim,
+                                     cuarr_buffer **out) {
+  CUARR_TRY(cuarr_device_activate(device));
+  cuarr_pool *pool = cuarr_device_pool(device);
+  if (!pool) { /* the device check's status again, or malloc failed */
+    cuarr_status s = cuarr_device_check(device);
+    return s != CUARR_OK ? s : CUARR_OUT_OF_MEMORY;
+  }
+  return new_pooled(pool, device, false, nbytes, stream, reclaim, out);
+}
+
+cuarr_status cuarr_buffer_wrap(void *ptr, size_t nbytes, int device, bool pinned,
+                               void (*release)(cuarr_buffer *b), void *release_state,
+                               cuarr_buffer **out) {
+  cuarr_buffer *b = malloc(sizeof *b);
+  if (!b)
+    return out_of_host_memory(sizeof *b);
+  buffer_init(b, ptr, nbytes, device, pinned, release, release_state, NULL);
+  *out = b;
+  return CUARR_OK;
+}
+
+void cuarr_buffer_retain(cuarr_buffer *b) { __atomic_fetch_add(&b->refs, 1, __ATOMIC_RELAXED); }
+
+void cuarr_buffer_release(cuarr_buffer *b) {
+  if (!b || __atomic_fetch_sub(&b->refs, 1, __ATOMIC_ACQ_REL) != 1)
+    return;
+  cuarr_buffer_free(b);
+  free(b); /* a pooled_buffer starts with its buffer: the same pointer */
+}
+
+void cuarr_buffer_free(cuarr_buffer *b) {
+  if (!b)
+    return;
+  /* Taking the hook out atomically makes it run once, even if two threads free at once. */
+  void (*release)(cuarr_buffer *) = __atomic_exchange_n(&b->release, NULL, __ATOMIC_ACQ_REL);
+  if (release)
+    release(b);
+  __atomic_store_n(&b->ptr, NULL, __ATOMIC_RELEASE);
+}

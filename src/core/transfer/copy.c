@@ -1,0 +1,222 @@
+/*
+ * copy.c -- cuarr_copy, cuarr_fill and cuarr_fill_linear: one entry point for every placement.
+ *
+ * Host-to-host copies are C loops; copies within one device are kernels; anything that crosses
+ * between host and device (or between devices) moves bytes in one contiguous block, with the
+ * conversions (dtype, broadcasting, strides) done by a loop or kernel on whichever side has a
+ * temporary in the right layout.
+ */
+#include <string.h>
+
+#include "transfer.h"
+
+/* A stream given with the call must belong to the device the work runs on. */
+static cuarr_status stream_for(const cuarr_context *ctx, int device, CUstream *out) {
+  if (ctx && ctx->stream && ctx->stream->device != device)
+    return cuarr_fail(CUARR_VALUE_ERROR,
+                      "the stream belongs to device %d but the array is on device %d",
+                      ctx->stream->device, device);
+  *out = cuarr_ctx_stream(ctx);
+  return CUARR_OK;
+}
+
+static cuarr_reclaim reclaim_of(const cuarr_context *ctx) {
+  cuarr_reclaim none = {NULL, NULL};
+  return ctx ? ctx->reclaim : none;
+}
+
+static bool same_shape(const cuarr_array *a, const cuarr_array *b) {
+  if (a->ndim != b->ndim) return false;
+  for (int i = 0; i < a->ndim; i++)
+    if (a->shape[i] != b->shape[i]) return false;
+  return true;
+}
+
+/* dst can take src's bytes as they are: same dtype and shape, both C-contiguous. */
+static bool bytes_match(const cuarr_array *dst, const cuarr_array *src) {
+  return dst->dtype == src->dtype && same_shape(dst, src) && cuarr_array_is_c_contiguous(dst) &&
+         cuarr_array_is_c_contiguous(src);
+}
+
+static size_t nbytes_of(const cuarr_array *a) {
+  return (size_t)cuarr_array_size(a) * cuarr_dtype_size(a->dtype);
+}
+
+/* A C-contiguous copy of a on its own side (host or device), or a itself if it is one already.
+ * *made tells whether the caller must release it. */
+static cuarr_status contiguous(const cuarr_context *ctx, CUstream stream, const cuarr_array *a,
+                               cuarr_array *out, bool *made) {
+  *made = false;
+  if (cuarr_array_is_c_contiguous(a)) {
+    *out = *a;
+    return CUARR_OK;
+  }
+  int dev = cuarr_array_device(a);
+  CUARR_TRY(cuarr_array_empty(dev, a->dtype, a->ndim, a->shape, false, stream, reclaim_of(ctx),
+                              out));
+  cuarr_context local = {ctx ? ctx->stream : NULL, reclaim_of(ctx)};
+  cuarr_status s = dev == CUARR_HOST ? cuarr_host_copy(out, a) : cuarr_device_copy(&local, out, a);
+  if (s != CUARR_OK) {
+    cuarr_array_release(out);
+    return s;
+  }
+  *made = true;
+  return CUARR_OK;
+}
+
+static cuarr_status host_to_device(cuarr_context *ctx, const cuarr_array *dst,
+                                   const cuarr_array *src) {
+  int dev = cuarr_array_device(dst);
+  CUstream stream = NULL;
+  CUARR_TRY(stream_for(ctx, dev, &stream));
+  cuarr_defer_poll();
+  cuarr_array hsrc, landing;
+  bool hsrc_made, landing_made = false;
+  CUARR_TRY(contiguous(ctx, stream, src, &hsrc, &hsrc_made));
+  cuarr_status s = CUARR_OK;
+  if (bytes_match(dst, &hsrc)) {
+    landing = *dst;
+  } else { /* land src's bytes on the device, then convert with a kernel */
+    s = cuarr_array_empty(dev, hsrc.dtype, hsrc.ndim, hsrc.shape, false, stream, reclaim_of(ctx),
+                          &landing);
+    landing_made = s == CUARR_OK;
+  }
+  bool pinned = hsrc.buf->pinned;
+  if (s == CUARR_OK)
+    s = cuarr_upload(dev, stream, cuarr_array_data(&landing), cuarr_array_data(&hsrc),
+                     nbytes_of(&hsrc), pinned);
+  /* An asynchronous read of a pinned host array: keep its memory until the DMA is done. */
+  if (s == CUARR_OK && pinned) s = cuarr_defer_release(hsrc.buf, dev, stream);
+  if (s == CUARR_OK && landing_made) {
+    cuarr_context local = {ctx ? ctx->stream : NULL, reclaim_of(ctx)};
+    s = cuarr_device_copy(&local, dst, &landing);
+  }
+  if (landing_made) cuarr_array_release(&landing); /* stream-ordered: safe after queueing */
+  if (hsrc_made) cuarr_array_release(&hsrc);
+  return s;
+}
+
+static cuarr_status device_to_host(cuarr_context *ctx, const cuarr_array *dst,
+                                   const cuarr_array *src) {
+  int dev = cuarr_array_device(src);
+  CUstream stream = NULL;
+  CUARR_TRY(stream_for(ctx, dev, &stream));
+  cuarr_defer_poll();
+  cuarr_array dsrc, landing;
+  bool dsrc_made, landing_made = false;
+  CUARR_TRY(contiguous(ctx, stream, src, &dsrc, &dsrc_made));
+  cuarr_status s = CUARR_OK;
+  if (bytes_match(dst, &dsrc)) {
+    landing = *dst;
+  } else {
+    s = cuarr_array_empty(CUARR_HOST, dsrc.dtype, dsrc.ndim, dsrc.shape, false, NULL,
+                          reclaim_of(ctx), &landing);
+    landing_made = s == CUARR_OK;
+  }
+  /* Asynchronous only into a pinned array the caller gave; a landing buffer must be complete
+   * before the host loop reads it. */
+  bool pinned = !landing_made && landing.buf->pinned;
+  if (s == CUARR_OK)
+    s = cuarr_download(dev, stream, cuarr_array_data(&landing), cuarr_array_data(&dsrc),
+                       nbytes_of(&dsrc), pinned);
+  if (s == CUARR_OK && pinned) s = cuarr_defer_release(landing.buf, dev, stream);
+  if (s == CUARR_OK && landing_made) s = cuarr_host_copy(dst, &landing);
+  if (landing_made) cuarr_array_release(&landing);
+  if (dsrc_made) cuarr_array_release(&dsrc);
+  return s;
+}
+
+/* Between two devices: make src contiguous on its device (on its null stream, waited for),
+ * copy the bytes peer to peer on dst's stream, convert on dst's device if needed. */
+static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
+                                     const cuarr_array *src) {
+  int ddev = cuarr_array_device(dst), sdev = cuarr_array_device(src);
+  CUstream stream = NULL;
+  CUARR_TRY(stream_for(ctx, ddev, &stream));
+  cuarr_context src_ctx = {NULL, reclaim_of(ctx)};
+  cuarr_array csrc, landing;
+  bool csrc_made, landing_made = false;
+  CUARR_TRY(contiguous(&src_ctx, NULL, src, &csrc, &csrc_made));
+  cuarr_status s = CUARR_OK;
+  if (csrc_made) s = cuarr_device_synchronize(sdev);
+  CUcontext dctx = NULL, sctx = NULL;
+  if (s == CUARR_OK) s = cuarr_device_context(ddev, &dctx);
+  if (s == CUARR_OK) s = cuarr_device_context(sdev, &sctx);
+  if (s == CUARR_OK && bytes_match(dst, &csrc)) {
+    landing = *dst;
+  } else if (s == CUARR_OK) {
+    s = cuarr_array_empty(ddev, csrc.dtype, csrc.ndim, csrc.shape, false, stream,
+                          reclaim_of(ctx), &landing);
+    landing_made = s == CUARR_OK;
+  }
+  if (s == CUARR_OK) s = cuarr_device_activate(ddev);
+  if (s == CUARR_OK && nbytes_of(&csrc) > 0)
+    s = cuarr_cu_check(cuarr_cu.cuMemcpyPeerAsync((CUdeviceptr)cuarr_array_data(&landing), dctx,
+                                                  (CUdeviceptr)cuarr_array_data(&csrc), sctx,
+                                                  nbytes_of(&csrc), stream),
+                       "cuMemcpyPeerAsync");
+  if (s == CUARR_OK && landing_made) {
+    cuarr_context local = {ctx ? ctx->stream : NULL, reclaim_of(ctx)};
+    s = cuarr_device_copy(&local, dst, &landing);
+  }
+  /* The source temporary was made on sdev's null stream; wait for the peer copy before its
+   * memory can be handed out again there. */
+  if (csrc_made) {
+    if (s == CUARR_OK) s = cuarr_cu_check(cuarr_cu.cuStreamSynchronize(stream), "peer copy");
+    cuarr_array_release(&csrc);
+  }
+  if (landing_made) cuarr_array_release(&landing);
+  return s;
+}
+
+cuarr_status cuarr_copy(cuarr_context *ctx, const cuarr_array *dst, const cuarr_array *src) {
+  CUARR_TRY(cuarr_array_check_live(dst));
+  CUARR_TRY(cuarr_array_check_live(src));
+  int ddev = cuarr_array_device(dst), sdev = cuarr_array_device(src);
+  if (ddev == CUARR_HOST && sdev == CUARR_HOST) return cuarr_host_copy(dst, src);
+  if (ddev == sdev) {
+    CUstream stream = NULL;
+    CUARR_TRY(stream_for(ctx, ddev, &stream));
+    return cuarr_device_copy(ctx, dst, src);
+  }
+  /* Crossing copies move src's bytes whole, so src must already have dst's shape or broadcast
+   * to it: check first, so that nothing moves when it does not. */
+  cuarr_array probe;
+  CUARR_TRY(cuarr_view_broadcast(src, dst->ndim, dst->shape, &probe));
+  cuarr_array_release(&probe);
+  if (cuarr_array_size(dst) == 0) return CUARR_OK;
+  if (ddev == CUARR_HOST) return device_to_host(ctx, dst, src);
+  if (sdev == CUARR_HOST) return host_to_device(ctx, dst, src);
+  return device_to_device(ctx, dst, src);
+}
+
+cuarr_status cuarr_fill(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar value) {
+  CUARR_TRY(cuarr_array_check_live(dst));
+  int dev = cuarr_array_device(dst);
+  if (dev == CUARR_HOST) return cuarr_host_fill(dst, value);
+  CUstream stream = NULL;
+  CUARR_TRY(stream_for(ctx, dev, &stream));
+  /* Zero is all-zero bytes in every dtype: a memset, for a contiguous array. */
+  unsigned char bytes[8] = {0}, zero[8] = {0};
+  cuarr_scalar_store(value, dst->dtype, bytes);
+  size_t n = nbytes_of(dst);
+  if (n > 0 && cuarr_array_is_c_contiguous(dst) &&
+      memcmp(bytes, zero, cuarr_dtype_size(dst->dtype)) == 0) {
+    CUARR_TRY(cuarr_device_activate(dev));
+    return cuarr_cu_check(
+        cuarr_cu.cuMemsetD8Async((CUdeviceptr)cuarr_array_data(dst), 0, n, stream),
+        "cuMemsetD8Async");
+  }
+  return cuarr_device_fill(ctx, dst, value);
+}
+
+cuarr_status cuarr_fill_linear(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar start,
+                               cuarr_scalar step, bool last_is_stop, cuarr_scalar stop) {
+  CUARR_TRY(cuarr_array_check_live(dst));
+  if (dst->ndim != 1) return cuarr_fail(CUARR_VALUE_ERROR, "a linear fill needs a 1-D array");
+  int dev = cuarr_array_device(dst);
+  if (dev == CUARR_HOST) return cuarr_host_fill_linear(dst, start, step, last_is_stop, stop);
+  CUstream stream = NULL;
+  CUARR_TRY(stream_for(ctx, dev, &stream));
+  return cuarr_device_fill_linear(ctx, dst, start, step, last_is_stop, stop);
+}

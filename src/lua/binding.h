@@ -1,0 +1,128 @@
+/*
+ * binding.h -- what the files of the Lua binding share.
+ *
+ * The binding is thin: it checks arguments, converts between Lua values and the core's
+ * structures, calls the core and pushes results.  Failures become error objects (DESIGN §8):
+ * tables {kind=, message=} with a __tostring, raised with lua_error.
+ *
+ * Every function of the module is a C closure whose first upvalue is the per-lua_State
+ * binding state (current device, current streams, GC accounting): no globals.
+ */
+#ifndef CUARR_LUA_BINDING_H
+#define CUARR_LUA_BINDING_H
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "cuarr.h"
+
+#define CUARR_ARRAY_MT "cuarr.ndarray"
+#define CUARR_DEVICE_MT "cuarr.Device"
+#define CUARR_STREAM_MT "cuarr.Stream"
+#define CUARR_EVENT_MT "cuarr.Event"
+#define CUARR_POOL_MT "cuarr.MemoryPool"
+#define CUARR_GUARD_MT "cuarr.Guard"
+#define CUARR_ERROR_MT "cuarr.Error"
+#define CUARR_MAX_DEVICES 64
+
+/* ---- state.c */
+typedef struct lstate {
+  lua_State *main;                       /* the main thread, for garbage collections */
+  int device;                            /* current device ordinal */
+  cuarr_stream *stream[CUARR_MAX_DEVICES]; /* current stream per device; NULL: null stream */
+  size_t since_gc;                       /* device bytes allocated since the last GC step */
+  cuarr_dtype default_float;             /* dtype of Lua floats and of float creations */
+  cuarr_context ctx;                     /* filled by lstate_context() */
+} lstate;
+
+#define STATE(L) ((lstate *)lua_touserdata((L), lua_upvalueindex(1)))
+
+/* Push the new state (a userdata) on the stack. */
+lstate *lstate_new(lua_State *L);
+/* A context for work on `device`: its current stream and the GC reclaim hook. */
+cuarr_context *lstate_context(lstate *S, int device);
+cuarr_reclaim lstate_reclaim(lstate *S);
+/* Count newly allocated device (or pinned) bytes; steps Lua's GC in proportion. */
+void lstate_account(lua_State *L, lstate *S, size_t nbytes);
+/* The current device, checked to exist (raises NotAvailable without a driver). */
+int lstate_device(lua_State *L, lstate *S);
+
+/* ---- errors.c */
+/* Raise an error object of the given kind. */
+int cuarr_lua_error(lua_State *L, cuarr_status kind, const char *fmt, ...);
+/* Raise the core's last failure (kind from s, message from cuarr_last_error()). */
+int cuarr_lua_fail(lua_State *L, cuarr_status s);
+/* Raise the core's failure if s != CUARR_OK. */
+#define LTRY(L, expr)                                                                              \
+  do {                                                                                             \
+    cuarr_status ltry_s_ = (expr);                                                                 \
+    if (ltry_s_ != CUARR_OK) cuarr_lua_fail((L), ltry_s_);                                         \
+  } while (0)
+void cuarr_lua_open_errors(lua_State *L); /* creates the error metatable */
+/* Argument checks that raise TypeError objects, naming the argument. */
+lua_Integer check_integer(lua_State *L, int idx, const char *what);
+lua_Integer opt_integer(lua_State *L, int idx, const char *what, lua_Integer def);
+double check_number(lua_State *L, int idx, const char *what);
+const char *check_string(lua_State *L, int idx, const char *what);
+/* An option from the table at idx (or nil when idx is not a table). */
+int get_option(lua_State *L, int idx, const char *name); /* pushes the value; returns its type */
+bool opt_bool_field(lua_State *L, int idx, const char *name, bool def);
+cuarr_dtype check_dtype(lua_State *L, int idx);
+/* A dtype argument that may be nil (gives def). */
+cuarr_dtype opt_dtype(lua_State *L, int idx, cuarr_dtype def);
+/* A shape: an integer, or a table of integers; floats with integral values are accepted. */
+int check_shape(lua_State *L, int idx, int64_t *shape);
+/* A Lua number/boolean as a scalar (integers int64, floats float64, booleans bool). */
+bool to_scalar(lua_State *L, int idx, cuarr_scalar *out);
+
+/* ---- ndarray.c */
+cuarr_array *check_array(lua_State *L, int idx); /* a live array, or raise */
+cuarr_array *test_array(lua_State *L, int idx);  /* NULL if not an array (freed ones too) */
+/* Push a new array userdata, zeroed (no buffer): fill it in place, so the GC owns it even if
+ * an error is raised halfway.  base_idx: the stack index of the array it views, or 0. */
+cuarr_array *push_array(lua_State *L, int base_idx);
+/* Push a new array of the given layout on device (CUARR_HOST: host memory). */
+cuarr_array *new_array(lua_State *L, lstate *S, int device, cuarr_dtype dtype, int ndim,
+                       const int64_t *shape, bool pinned);
+/* Raise unless the array lives on the current device (host arrays always pass). */
+void check_on_current_device(lua_State *L, lstate *S, const cuarr_array *a);
+void push_device(lua_State *L, int device); /* a Device object (or the string "cpu") */
+void cuarr_lua_open_ndarray(lua_State *L);
+
+/* ---- convert.c */
+void push_scalar(lua_State *L, cuarr_scalar s);
+/* Push the element at p (host memory) as a Lua value. */
+void push_element(lua_State *L, const void *p, cuarr_dtype dtype);
+/* Build a host array from a Lua value (number, boolean, nested table); dtype may be -1 to
+ * infer it.  Pushes the array. */
+cuarr_array *host_array_from_lua(lua_State *L, lstate *S, int idx, int dtype);
+/* Push nested tables (or a single value for 0-d) of a host array. */
+void push_table(lua_State *L, const cuarr_array *h);
+
+/* ---- stream.c: a Stream userdata (cuarr_stream first, so it can be read as one) */
+typedef struct lstream {
+  cuarr_stream s;
+  bool destroyed;
+} lstream;
+
+/* ---- transfer.c */
+/* Push a host copy of a (C-contiguous, pageable); stream_idx may be 0. */
+cuarr_array *push_host_copy(lua_State *L, lstate *S, int idx, int stream_idx);
+/* Copy src into dst with the right context (current stream of the device involved). */
+void copy_into(lua_State *L, lstate *S, const cuarr_array *dst, const cuarr_array *src,
+               cuarr_stream *stream);
+cuarr_stream *opt_stream(lua_State *L, int idx); /* nil or a Stream */
+
+/* ---- the modules' function tables (each file's luaL_Reg list) */
+extern const luaL_Reg cuarr_shape_methods[];   /* shape_ops.c */
+extern const luaL_Reg cuarr_transfer_methods[]; /* transfer.c */
+extern const luaL_Reg cuarr_transfer_functions[]; /* transfer.c */
+extern const luaL_Reg cuarr_creation_functions[]; /* creation.c: closures with upvalue 2 */
+extern const luaL_Reg cuarr_device_functions[];   /* device.c */
+extern const luaL_Reg cuarr_stream_functions[];   /* stream.c */
+extern const luaL_Reg cuarr_pool_functions[];     /* pool.c */
+void cuarr_lua_open_devices(lua_State *L);
+void cuarr_lua_open_streams(lua_State *L);
+void cuarr_lua_open_pools(lua_State *L);
+
+#endif

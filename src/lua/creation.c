@@ -1,0 +1,312 @@
+/*
+ * creation.c -- empty, zeros, ones, full and their *_like, arange, linspace, eye, identity,
+ * array, asarray, device_array(_like), pinned_array, set_default_dtype.
+ *
+ * Each function is registered twice: in the module (device arrays, on the current device) and
+ * in cuarr.cpu (host arrays); upvalue 2 says which.  Host creations take {pinned = true}.
+ */
+#include <math.h>
+
+#include "binding.h"
+
+#define ON_HOST(L) lua_toboolean((L), lua_upvalueindex(2))
+
+/* Where new arrays of this function go: the current device, or the host. */
+static int placement(lua_State *L, lstate *S) {
+  return ON_HOST(L) ? CUARR_HOST : lstate_device(L, S);
+}
+
+/* The optional trailing arguments from idx on: a dtype string and/or an options table
+ * ({dtype=, pinned=, ...}).  Returns the options table's index (0 when none). */
+static int tail_args(lua_State *L, int idx, int *dtype) {
+  int opts = 0;
+  if (lua_type(L, idx) == LUA_TSTRING) {
+    *dtype = (int)check_dtype(L, idx);
+    idx++;
+  } else if (lua_isnil(L, idx) && lua_gettop(L) > idx) {
+    idx++; /* an explicit nil dtype before an options table */
+  }
+  if (lua_type(L, idx) == LUA_TTABLE) {
+    opts = idx;
+    if (get_option(L, opts, "dtype") != LUA_TNIL) *dtype = (int)check_dtype(L, -1);
+    lua_pop(L, 1);
+  } else if (!lua_isnoneornil(L, idx)) {
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be a dtype or an options table, got %s",
+                    idx, luaL_typename(L, idx));
+  }
+  return opts;
+}
+
+static bool pinned_option(lua_State *L, int opts) {
+  bool pinned = opts ? opt_bool_field(L, opts, "pinned", false) : false;
+  if (pinned && !ON_HOST(L))
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "pinned applies to host arrays (cuarr.cpu.*)");
+  return pinned;
+}
+
+/* The new array for a creation: shape from argument 1, dtype/options from tail_idx on. */
+static cuarr_array *create(lua_State *L, int tail_idx, int dtype_default) {
+  lstate *S = STATE(L);
+  int64_t shape[CUARR_MAXDIM];
+  int ndim = check_shape(L, 1, shape);
+  int dtype = dtype_default;
+  int opts = tail_args(L, tail_idx, &dtype);
+  bool pinned = pinned_option(L, opts);
+  return new_array(L, S, placement(L, S), (cuarr_dtype)dtype, ndim, shape, pinned);
+}
+
+static void fill(lua_State *L, cuarr_array *a, cuarr_scalar v) {
+  lstate *S = STATE(L);
+  LTRY(L, cuarr_fill(lstate_context(S, cuarr_array_device(a)), a, v));
+}
+
+static cuarr_scalar scalar_int(int64_t i) {
+  cuarr_scalar s = {.dtype = CUARR_INT64, .v.i = i};
+  return s;
+}
+
+static int l_empty(lua_State *L) {
+  create(L, 2, (int)STATE(L)->default_float);
+  return 1;
+}
+
+static int l_zeros(lua_State *L) {
+  fill(L, create(L, 2, (int)STATE(L)->default_float), scalar_int(0));
+  return 1;
+}
+
+static int l_ones(lua_State *L) {
+  fill(L, create(L, 2, (int)STATE(L)->default_float), scalar_int(1));
+  return 1;
+}
+
+/* The dtype a Lua value makes: integers int64, floats the default float, booleans bool. */
+static cuarr_dtype dtype_of_value(lstate *S, cuarr_scalar v) {
+  return v.dtype == CUARR_FLOAT64 ? S->default_float : v.dtype;
+}
+
+static int l_full(lua_State *L) {
+  cuarr_scalar v;
+  if (!to_scalar(L, 2, &v))
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "full: the fill value must be a number or boolean, got %s",
+                           luaL_typename(L, 2));
+  fill(L, create(L, 3, (int)dtype_of_value(STATE(L), v)), v);
+  return 1;
+}
+
+/* *_like(a[, dtype][, opts]): a's shape (and dtype unless given). */
+static cuarr_array *create_like(lua_State *L, int tail_idx) {
+  lstate *S = STATE(L);
+  const cuarr_array *a = check_array(L, 1);
+  int dtype = (int)a->dtype;
+  int opts = tail_args(L, tail_idx, &dtype);
+  bool pinned = pinned_option(L, opts);
+  return new_array(L, S, placement(L, S), (cuarr_dtype)dtype, a->ndim, a->shape, pinned);
+}
+
+static int l_empty_like(lua_State *L) {
+  create_like(L, 2);
+  return 1;
+}
+
+static int l_zeros_like(lua_State *L) {
+  fill(L, create_like(L, 2), scalar_int(0));
+  return 1;
+}
+
+static int l_ones_like(lua_State *L) {
+  fill(L, create_like(L, 2), scalar_int(1));
+  return 1;
+}
+
+static int l_full_like(lua_State *L) {
+  cuarr_scalar v;
+  if (!to_scalar(L, 2, &v))
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "full_like: the fill value must be a number or boolean, got %s",
+                           luaL_typename(L, 2));
+  fill(L, create_like(L, 3), v);
+  return 1;
+}
+
+/* arange([start, ]stop[, step][, dtype]) -- values as NumPy's: start, start+step, ... < stop. */
+static int l_arange(lua_State *L) {
+  lstate *S = STATE(L);
+  int nnum = 0;
+  bool all_int = true;
+  while (nnum < 3 && lua_type(L, nnum + 1) == LUA_TNUMBER) {
+    all_int = all_int && lua_isinteger(L, nnum + 1);
+    nnum++;
+  }
+  if (nnum == 0)
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "arange needs numbers: arange([start,] stop[, step][, dtype])");
+  int dtype = all_int ? CUARR_INT64 : (int)S->default_float;
+  int opts = tail_args(L, nnum + 1, &dtype);
+  bool pinned = pinned_option(L, opts);
+  int64_t n;
+  cuarr_scalar start, step, none = {0};
+  if (all_int) {
+    lua_Integer a = nnum >= 2 ? lua_tointeger(L, 1) : 0;
+    lua_Integer b = nnum >= 2 ? lua_tointeger(L, 2) : lua_tointeger(L, 1);
+    lua_Integer st = nnum == 3 ? lua_tointeger(L, 3) : 1;
+    if (st == 0) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "arange: step cannot be zero");
+    /* ceil((b - a) / st) without overflow, in floating point only for the sign test */
+    double span = ((double)b - (double)a) / (double)st;
+    n = span <= 0 ? 0 : (int64_t)((b - a) / st + ((b - a) % st != 0));
+    start = scalar_int(a);
+    step = scalar_int(st);
+  } else {
+    double a = nnum >= 2 ? lua_tonumber(L, 1) : 0;
+    double b = nnum >= 2 ? lua_tonumber(L, 2) : lua_tonumber(L, 1);
+    double st = nnum == 3 ? lua_tonumber(L, 3) : 1;
+    if (st == 0) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "arange: step cannot be zero");
+    double len = ceil((b - a) / st);
+    if (!isfinite(len))
+      return cuarr_lua_error(L, CUARR_VALUE_ERROR, "arange: the length is not finite");
+    if (len > 9.0e18) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "arange: too many elements");
+    n = len > 0 ? (int64_t)len : 0;
+    start.dtype = step.dtype = CUARR_FLOAT64;
+    start.v.f = a;
+    step.v.f = st;
+    if (cuarr_dtype_is_integer((cuarr_dtype)dtype) || dtype == CUARR_BOOL) {
+      start = scalar_int((int64_t)a); /* integer dtypes count in integers */
+      step = scalar_int((int64_t)st);
+    }
+  }
+  cuarr_array *r = new_array(L, S, placement(L, S), (cuarr_dtype)dtype, 1, &n, pinned);
+  if (n > 0) LTRY(L, cuarr_fill_linear(lstate_context(S, cuarr_array_device(r)), r, start, step, false, none));
+  return 1;
+}
+
+/* linspace(start, stop[, num=50][, dtype][, {endpoint=true, dtype=}]) */
+static int l_linspace(lua_State *L) {
+  lstate *S = STATE(L);
+  double a = check_number(L, 1, "start"), b = check_number(L, 2, "stop");
+  int tail = 3;
+  lua_Integer num = 50;
+  if (lua_type(L, 3) == LUA_TNUMBER) {
+    num = check_integer(L, 3, "num");
+    tail = 4;
+  }
+  if (num < 0) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "linspace: num must be non-negative, got %lld", (long long)num);
+  int dtype = (int)S->default_float;
+  int opts = tail_args(L, tail, &dtype);
+  bool endpoint = opts ? opt_bool_field(L, opts, "endpoint", true) : true;
+  bool pinned = pinned_option(L, opts);
+  int64_t n = num;
+  cuarr_array *r = new_array(L, S, placement(L, S), (cuarr_dtype)dtype, 1, &n, pinned);
+  if (n == 0) return 1;
+  lua_Integer div = endpoint ? num - 1 : num;
+  cuarr_scalar start = {.dtype = CUARR_FLOAT64, .v.f = a};
+  cuarr_scalar step = {.dtype = CUARR_FLOAT64, .v.f = div > 0 ? (b - a) / (double)div : 0};
+  cuarr_scalar stop = {.dtype = CUARR_FLOAT64, .v.f = b};
+  LTRY(L, cuarr_fill_linear(lstate_context(S, cuarr_array_device(r)), r, start, step,
+                            endpoint && num > 1, stop));
+  return 1;
+}
+
+/* eye(n[, m][, k][, dtype]) -- ones on the k-th diagonal (k > 0 above the main one). */
+static int eye_from(lua_State *L, lua_Integer n, lua_Integer m, lua_Integer k, int tail) {
+  lstate *S = STATE(L);
+  if (n < 0 || m < 0) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "eye: negative dimensions are not allowed");
+  int dtype = (int)S->default_float;
+  int opts = tail_args(L, tail, &dtype);
+  bool pinned = pinned_option(L, opts);
+  int64_t shape[2] = {n, m};
+  cuarr_array *r = new_array(L, S, placement(L, S), (cuarr_dtype)dtype, 2, shape, pinned);
+  cuarr_context *ctx = lstate_context(S, cuarr_array_device(r));
+  LTRY(L, cuarr_fill(ctx, r, scalar_int(0)));
+  int64_t row0 = k < 0 ? -k : 0, col0 = k > 0 ? k : 0;
+  int64_t len = n - row0 < m - col0 ? n - row0 : m - col0;
+  if (len <= 0) return 1;
+  /* The diagonal as a strided 1-D view of r. */
+  cuarr_array diag = *r;
+  diag.ndim = 1;
+  diag.offset += row0 * r->strides[0] + col0 * r->strides[1];
+  diag.shape[0] = len;
+  diag.strides[0] = r->strides[0] + r->strides[1];
+  LTRY(L, cuarr_fill(ctx, &diag, scalar_int(1)));
+  return 1;
+}
+
+static int l_eye(lua_State *L) {
+  lua_Integer n = check_integer(L, 1, "N");
+  int tail = 2;
+  lua_Integer m = n, k = 0;
+  if (lua_type(L, 2) == LUA_TNUMBER || (lua_isnil(L, 2) && lua_gettop(L) > 2)) {
+    m = opt_integer(L, 2, "M", n);
+    tail = 3;
+    if (lua_type(L, 3) == LUA_TNUMBER) {
+      k = check_integer(L, 3, "k");
+      tail = 4;
+    }
+  }
+  return eye_from(L, n, m, k, tail);
+}
+
+static int l_identity(lua_State *L) {
+  lua_Integer n = check_integer(L, 1, "n");
+  return eye_from(L, n, n, 0, 2);
+}
+
+/* array(obj[, dtype][, opts]) copies always; asarray returns obj itself when it is already an
+ * array of the right placement and dtype. */
+static int make_array(lua_State *L, bool always_copy) {
+  lstate *S = STATE(L);
+  int dtype = -1;
+  int opts = tail_args(L, 2, &dtype);
+  bool pinned = pinned_option(L, opts);
+  int where = placement(L, S);
+  if (lua_type(L, 1) == LUA_TTABLE || lua_type(L, 1) == LUA_TNUMBER || lua_type(L, 1) == LUA_TBOOLEAN) {
+    const cuarr_array *h = host_array_from_lua(L, S, 1, dtype);
+    if (where == CUARR_HOST && !pinned) return 1;
+    cuarr_array *r = new_array(L, S, where, h->dtype, h->ndim, h->shape, pinned);
+    copy_into(L, S, r, check_array(L, -2), NULL);
+    return 1;
+  }
+  const cuarr_array *a = check_array(L, 1);
+  cuarr_dtype d = dtype >= 0 ? (cuarr_dtype)dtype : a->dtype;
+  if (!always_copy && cuarr_array_device(a) == where && d == a->dtype && (!pinned || a->buf->pinned)) {
+    lua_settop(L, 1);
+    return 1;
+  }
+  cuarr_array *r = new_array(L, S, where, d, a->ndim, a->shape, pinned);
+  copy_into(L, S, r, check_array(L, 1), NULL);
+  return 1;
+}
+
+static int l_array(lua_State *L) { return make_array(L, true); }
+static int l_asarray(lua_State *L) { return make_array(L, false); }
+
+static int l_set_default_dtype(lua_State *L) {
+  cuarr_dtype d = check_dtype(L, 1);
+  if (!cuarr_dtype_is_float(d))
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "the default dtype must be a float dtype, not %s",
+                           cuarr_dtype_name(d));
+  STATE(L)->default_float = d;
+  return 0;
+}
+
+static int l_get_default_dtype(lua_State *L) {
+  lua_pushstring(L, cuarr_dtype_name(STATE(L)->default_float));
+  return 1;
+}
+
+const luaL_Reg cuarr_creation_functions[] = {
+    {"empty", l_empty},
+    {"zeros", l_zeros},
+    {"ones", l_ones},
+    {"full", l_full},
+    {"empty_like", l_empty_like},
+    {"zeros_like", l_zeros_like},
+    {"ones_like", l_ones_like},
+    {"full_like", l_full_like},
+    {"arange", l_arange},
+    {"linspace", l_linspace},
+    {"eye", l_eye},
+    {"identity", l_identity},
+    {"array", l_array},
+    {"asarray", l_asarray},
+    {"set_default_dtype", l_set_default_dtype},
+    {"get_default_dtype", l_get_default_dtype},
+    {NULL, NULL},
+};

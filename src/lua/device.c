@@ -1,0 +1,181 @@
+/*
+ * device.c -- Device objects, the current device, the runtime's versions.
+ *
+ * Device ids are CUDA's ordinals (0-based), as nvidia-smi shows them.  A Device object is a
+ * userdata holding the ordinal, interned per id (push_device), so == compares them.
+ */
+#include <string.h>
+
+#include "binding.h"
+
+static int check_device_ud(lua_State *L, int idx) {
+  return *(int *)luaL_checkudata(L, idx, CUARR_DEVICE_MT);
+}
+
+/* cuarr.Device([id]) -- the current device when id is nil. */
+static int l_device(lua_State *L) {
+  lstate *S = STATE(L);
+  int id = lua_isnoneornil(L, 1) ? S->device : (int)check_integer(L, 1, "device id");
+  LTRY(L, cuarr_device_check(id));
+  push_device(L, id);
+  return 1;
+}
+
+static void set_int(lua_State *L, const char *k, lua_Integer v) {
+  lua_pushinteger(L, v);
+  lua_setfield(L, -2, k);
+}
+
+static void push_properties(lua_State *L, int id) {
+  cuarr_device_props p;
+  LTRY(L, cuarr_device_properties(id, &p));
+  lua_createtable(L, 0, 14);
+  lua_pushstring(L, p.name);
+  lua_setfield(L, -2, "name");
+  lua_pushstring(L, p.pci_bus_id);
+  lua_setfield(L, -2, "pci_bus_id");
+  lua_pushfstring(L, "%d%d", p.major, p.minor);
+  lua_setfield(L, -2, "compute_capability");
+  set_int(L, "major", p.major);
+  set_int(L, "minor", p.minor);
+  set_int(L, "total_memory", (lua_Integer)p.total_memory);
+  set_int(L, "multiprocessors", p.multiprocessors);
+  set_int(L, "max_threads_per_block", p.max_threads_per_block);
+  set_int(L, "warp_size", p.warp_size);
+  set_int(L, "l2_cache_bytes", (lua_Integer)p.l2_cache_bytes);
+  set_int(L, "shared_memory_per_block", (lua_Integer)p.shared_memory_per_block);
+  set_int(L, "clock_rate_khz", p.clock_rate_khz);
+  set_int(L, "memory_clock_rate_khz", p.memory_clock_rate_khz);
+  set_int(L, "memory_bus_width", p.memory_bus_width);
+}
+
+/* d:use() -- make d the current device of this Lua state. */
+static int device_use(lua_State *L) {
+  lstate *S = STATE(L);
+  int id = check_device_ud(L, 1);
+  LTRY(L, cuarr_device_activate(id));
+  S->device = id;
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int device_synchronize(lua_State *L) {
+  LTRY(L, cuarr_device_synchronize(check_device_ud(L, 1)));
+  return 0;
+}
+
+/* d:mem_info() -- free and total bytes of device memory, as the driver counts them. */
+static int device_mem_info(lua_State *L) {
+  size_t free_bytes, total;
+  LTRY(L, cuarr_device_memory_info(check_device_ud(L, 1), &free_bytes, &total));
+  lua_pushinteger(L, (lua_Integer)free_bytes);
+  lua_pushinteger(L, (lua_Integer)total);
+  return 2;
+}
+
+static int device_can_access_peer(lua_State *L) {
+  bool yes;
+  int peer = (int)check_integer(L, 2, "peer device id");
+  LTRY(L, cuarr_device_check(peer));
+  LTRY(L, cuarr_device_can_access_peer(check_device_ud(L, 1), peer, &yes));
+  lua_pushboolean(L, yes);
+  return 1;
+}
+
+static int device_index(lua_State *L) {
+  int id = check_device_ud(L, 1);
+  const char *k = luaL_checkstring(L, 2);
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL) return 1; /* a method */
+  if (!strcmp(k, "id")) {
+    lua_pushinteger(L, id);
+  } else if (!strcmp(k, "properties")) {
+    push_properties(L, id);
+  } else if (!strcmp(k, "compute_capability")) {
+    push_properties(L, id);
+    lua_getfield(L, -1, "compute_capability");
+  } else {
+    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "Device has no field or method '%s'", k);
+  }
+  return 1;
+}
+
+static int device_tostring(lua_State *L) {
+  lua_pushfstring(L, "<CUDA Device %d>", check_device_ud(L, 1));
+  return 1;
+}
+
+static int device_eq(lua_State *L) {
+  int *a = luaL_testudata(L, 1, CUARR_DEVICE_MT), *b = luaL_testudata(L, 2, CUARR_DEVICE_MT);
+  lua_pushboolean(L, a && b && *a == *b);
+  return 1;
+}
+
+static int l_get_device_id(lua_State *L) {
+  lua_pushinteger(L, STATE(L)->device);
+  return 1;
+}
+
+static int l_synchronize(lua_State *L) {
+  lstate *S = STATE(L);
+  LTRY(L, cuarr_device_synchronize(lstate_device(L, S)));
+  return 0;
+}
+
+static int l_is_available(lua_State *L) {
+  lua_pushboolean(L, cuarr_is_available());
+  return 1;
+}
+
+/* cuarr.runtime_info() -- versions and device count; never raises. */
+static int l_runtime_info(lua_State *L) {
+  cuarr_runtime_info r;
+  cuarr_runtime(&r);
+  lua_createtable(L, 0, 5);
+  set_int(L, "driver_version", r.driver_version);
+  set_int(L, "nvrtc_version", r.nvrtc_version);
+  set_int(L, "cublas_version", r.cublas_version);
+  set_int(L, "device_count", r.device_count);
+  lua_pushstring(L, r.driver_missing);
+  lua_setfield(L, -2, "driver_missing");
+  lua_pushliteral(L, CUARR_VERSION);
+  lua_setfield(L, -2, "cuarr_version");
+  return 1;
+}
+
+const luaL_Reg cuarr_device_functions[] = {
+    {"Device", l_device},
+    {"get_device_id", l_get_device_id},
+    {"synchronize", l_synchronize},
+    {"is_available", l_is_available},
+    {"runtime_info", l_runtime_info},
+    {NULL, NULL},
+};
+
+void cuarr_lua_open_devices(lua_State *L) {
+  int state_idx = lua_absindex(L, -1);
+  luaL_newmetatable(L, CUARR_DEVICE_MT);
+  int mt = lua_gettop(L);
+  lua_newtable(L);
+  int methods = lua_gettop(L);
+  const luaL_Reg m[] = {
+      {"use", device_use},
+      {"synchronize", device_synchronize},
+      {"mem_info", device_mem_info},
+      {"can_access_peer", device_can_access_peer},
+      {NULL, NULL},
+  };
+  lua_pushvalue(L, state_idx);
+  luaL_setfuncs(L, m, 1);
+  lua_pushvalue(L, methods);
+  lua_setfield(L, mt, "methods");
+  lua_pushvalue(L, state_idx);
+  lua_pushvalue(L, methods);
+  lua_pushcclosure(L, device_index, 2);
+  lua_setfield(L, mt, "__index");
+  lua_pushcfunction(L, device_tostring);
+  lua_setfield(L, mt, "__tostring");
+  lua_pushcfunction(L, device_eq);
+  lua_setfield(L, mt, "__eq");
+  lua_settop(L, state_idx);
+}

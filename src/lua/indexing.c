@@ -1,0 +1,180 @@
+/*
+ * indexing.c -- a[i], a[{i, j}], a[{ {}, {2, 4} }] and assignment to them.
+ *
+ * Lua's conventions (DESIGN §3): indices are 1-based, ranges {start, stop[, step]} include
+ * both ends, negative numbers count from the end (-1 is the last), {} is a whole axis and {i}
+ * is the one-element range {i, i} (which keeps the axis, as in Torch7).  An integer drops its
+ * axis; when every axis is dropped the result is the element's Lua value.  0 is never a valid
+ * index: it is an IndexError, so that 0-based habits fail loudly.
+ */
+#include "binding.h"
+
+/* Replace *cur by a view made from it (the old reference is dropped). */
+static void replace(lua_State *L, cuarr_array *cur, cuarr_status s, cuarr_array *next) {
+  if (s != CUARR_OK) cuarr_lua_fail(L, s);
+  cuarr_array_release(cur);
+  *cur = *next;
+}
+
+/* A 1-based (or negative) index along an axis of extent n, as 0-based. */
+static int64_t position(lua_State *L, lua_Integer i, int64_t n, int axis) {
+  if (i == 0)
+    cuarr_lua_error(L, CUARR_INDEX_ERROR, "index 0 is invalid for axis %d: indices start at 1",
+                    axis + 1);
+  if (i > n || i < -n)
+    cuarr_lua_error(L, CUARR_INDEX_ERROR, "index %lld is out of bounds for axis %d with size %lld",
+                    (long long)i, axis + 1, (long long)n);
+  return i > 0 ? i - 1 : n + i;
+}
+
+static lua_Integer range_bound(lua_State *L, int tbl, int k, lua_Integer def, int axis) {
+  int t = lua_geti(L, tbl, k);
+  lua_Integer v = def;
+  if (t != LUA_TNIL) {
+    int isint = 0;
+    v = lua_tointegerx(L, -1, &isint);
+    if (t != LUA_TNUMBER || !isint)
+      cuarr_lua_error(L, CUARR_TYPE_ERROR, "range bounds for axis %d must be integers, got %s",
+                      axis + 1, luaL_typename(L, -1));
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+/* The range table at tbl applied to `axis` of *cur. */
+static void apply_range(lua_State *L, cuarr_array *cur, int axis, int tbl) {
+  int64_t n = cur->shape[axis];
+  lua_Integer len = luaL_len(L, tbl);
+  if (len > 3)
+    cuarr_lua_error(L, CUARR_INDEX_ERROR, "a range is {start, stop[, step]}; got %lld entries",
+                    (long long)len);
+  lua_Integer step = range_bound(L, tbl, 3, 1, axis);
+  if (step == 0) cuarr_lua_error(L, CUARR_VALUE_ERROR, "range step cannot be zero");
+  lua_Integer start = range_bound(L, tbl, 1, step > 0 ? 1 : -1, axis);
+  lua_Integer stop = range_bound(L, tbl, 2, len == 1 ? start : (step > 0 ? -1 : 1), axis);
+  if (start == 0 || stop == 0)
+    cuarr_lua_error(L, CUARR_INDEX_ERROR, "index 0 is invalid for axis %d: indices start at 1",
+                    axis + 1);
+  /* As 0-based inclusive bounds, clamped the way NumPy clamps slices. */
+  int64_t s0 = start > 0 ? start - 1 : n + start;
+  int64_t e0 = stop > 0 ? stop - 1 : n + stop;
+  int64_t count;
+  if (step > 0) {
+    if (s0 < 0) s0 = 0;
+    if (e0 > n - 1) e0 = n - 1;
+    count = e0 >= s0 ? (e0 - s0) / step + 1 : 0;
+  } else {
+    if (s0 > n - 1) s0 = n - 1;
+    if (e0 < 0) e0 = 0;
+    count = s0 >= e0 ? (s0 - e0) / -step + 1 : 0;
+  }
+  if (count == 0) s0 = 0;
+  cuarr_array next;
+  replace(L, cur, cuarr_view_slice(cur, axis, s0, count, step, &next), &next);
+}
+
+/* Apply the key at key_idx to the array at index 1; pushes the resulting view and returns it.
+ * *element is true when every axis was selected by an integer. */
+static cuarr_array *key_view(lua_State *L, int key_idx, bool *element) {
+  const cuarr_array *a = check_array(L, 1);
+  cuarr_array *cur = push_array(L, 1);
+  cuarr_array_share(a, cur);
+  *element = false;
+  if (lua_type(L, key_idx) == LUA_TNUMBER) {
+    if (a->ndim == 0) cuarr_lua_error(L, CUARR_INDEX_ERROR, "a 0-d array cannot be indexed");
+    int isint = 0;
+    lua_Integer i = lua_tointegerx(L, key_idx, &isint);
+    if (!isint) cuarr_lua_error(L, CUARR_INDEX_ERROR, "indices must be integers");
+    cuarr_array next;
+    replace(L, cur, cuarr_view_select(cur, 0, position(L, i, cur->shape[0], 0), &next), &next);
+    *element = cur->ndim == 0;
+    return cur;
+  }
+  if (lua_type(L, key_idx) != LUA_TTABLE)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "arrays are indexed by integers or tables, not %s",
+                    luaL_typename(L, key_idx));
+  lua_Integer n = luaL_len(L, key_idx);
+  if (n > a->ndim)
+    cuarr_lua_error(L, CUARR_INDEX_ERROR, "too many indices: %lld for an array of %d dimensions",
+                    (long long)n, a->ndim);
+  int axis = 0, selected = 0; /* axis: position in *cur of the original axis k */
+  for (lua_Integer k = 1; k <= n; k++) {
+    int t = lua_geti(L, key_idx, k);
+    int entry = lua_gettop(L);
+    if (t == LUA_TNUMBER) {
+      int isint = 0;
+      lua_Integer i = lua_tointegerx(L, entry, &isint);
+      if (!isint) cuarr_lua_error(L, CUARR_INDEX_ERROR, "indices must be integers");
+      cuarr_array next;
+      replace(L, cur, cuarr_view_select(cur, axis, position(L, i, cur->shape[axis], (int)k - 1), &next),
+              &next);
+      selected++;
+    } else if (t == LUA_TTABLE) {
+      apply_range(L, cur, axis, entry);
+      axis++;
+    } else {
+      cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                      "index entry %lld must be an integer or a range table, got %s",
+                      (long long)k, luaL_typename(L, entry));
+    }
+    lua_pop(L, 1);
+  }
+  *element = selected == a->ndim && a->ndim > 0;
+  return cur;
+}
+
+/* The element of the 0-d view v (device or host) as a Lua value. */
+static void push_view_element(lua_State *L, lstate *S, const cuarr_array *v) {
+  int dev = cuarr_array_device(v);
+  if (dev == CUARR_HOST) {
+    push_element(L, cuarr_array_data(v), v->dtype);
+    return;
+  }
+  unsigned char bytes[8];
+  cuarr_buffer *stage;
+  LTRY(L, cuarr_buffer_wrap(bytes, sizeof bytes, CUARR_HOST, false, NULL, NULL, &stage));
+  cuarr_array h = {.buf = stage, .dtype = v->dtype, .ndim = 0};
+  cuarr_status s = cuarr_copy(lstate_context(S, dev), &h, v);
+  cuarr_buffer_release(stage);
+  LTRY(L, s);
+  push_element(L, bytes, v->dtype);
+}
+
+int cuarr_array_index_key(lua_State *L) {
+  bool element;
+  cuarr_array *v = key_view(L, 2, &element);
+  if (element) push_view_element(L, STATE(L), v);
+  return 1;
+}
+
+int cuarr_array_newindex(lua_State *L) {
+  lstate *S = STATE(L);
+  if (lua_type(L, 2) == LUA_TSTRING)
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "array fields cannot be assigned ('%s')",
+                           lua_tostring(L, 2));
+  const cuarr_array *a = check_array(L, 1);
+  check_on_current_device(L, S, a);
+  bool element;
+  cuarr_array *dst = key_view(L, 2, &element);
+  int dev = cuarr_array_device(dst);
+  cuarr_scalar value;
+  if (to_scalar(L, 3, &value)) {
+    LTRY(L, cuarr_fill(lstate_context(S, dev), dst, value));
+    return 0;
+  }
+  const cuarr_array *src;
+  if (lua_type(L, 3) == LUA_TTABLE) {
+    src = host_array_from_lua(L, S, 3, dst->dtype);
+  } else {
+    src = luaL_testudata(L, 3, CUARR_ARRAY_MT);
+    if (!src)
+      return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                             "an array element can be set to a number, boolean, table or array, "
+                             "not %s",
+                             luaL_typename(L, 3));
+    src = check_array(L, 3);
+    check_on_current_device(L, S, src);
+  }
+  LTRY(L, cuarr_copy(lstate_context(S, dev), dst, src));
+  return 0;
+}

@@ -1,0 +1,71 @@
+/*
+ * module.c -- luaopen_cuarr_core: builds the C half of the module.
+ *
+ * Returns a table with the device functions (arrays on the current device), `cpu` with the
+ * same creations for host arrays, the metatables the front end (lua/cuarr/init.lua) extends,
+ * and perf_counter.  Nothing touches the CUDA driver here: loading works without a GPU.
+ */
+#include <time.h>
+
+#include "binding.h"
+
+static void set_funcs(lua_State *L, int state_idx, const luaL_Reg *list) {
+  lua_pushvalue(L, state_idx);
+  luaL_setfuncs(L, list, 1);
+}
+
+/* The creation functions, with upvalue 2 saying whether they make host arrays. */
+static void set_creations(lua_State *L, int state_idx, bool host) {
+  for (const luaL_Reg *r = cuarr_creation_functions; r->name; r++) {
+    lua_pushvalue(L, state_idx);
+    lua_pushboolean(L, host);
+    lua_pushcclosure(L, r->func, 2);
+    lua_setfield(L, -2, r->name);
+  }
+}
+
+/* Wall-clock seconds (monotonic), for benchmarks and timeouts. */
+static int l_perf_counter(lua_State *L) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  lua_pushnumber(L, (lua_Number)ts.tv_sec + (lua_Number)ts.tv_nsec * 1e-9);
+  return 1;
+}
+
+int luaopen_cuarr_core(lua_State *L) {
+  cuarr_lua_open_errors(L);
+  lstate_new(L);
+  int state_idx = lua_gettop(L);
+  cuarr_lua_open_ndarray(L);
+  cuarr_lua_open_devices(L);
+  cuarr_lua_open_streams(L);
+  cuarr_lua_open_pools(L);
+
+  lua_newtable(L);
+  set_funcs(L, state_idx, cuarr_device_functions);
+  set_funcs(L, state_idx, cuarr_stream_functions);
+  set_funcs(L, state_idx, cuarr_pool_functions);
+  set_funcs(L, state_idx, cuarr_transfer_functions);
+  set_funcs(L, state_idx, cuarr_shape_methods);
+  set_creations(L, state_idx, false);
+  lua_pushcfunction(L, l_perf_counter);
+  lua_setfield(L, -2, "perf_counter");
+
+  lua_newtable(L);
+  set_creations(L, state_idx, true);
+  lua_setfield(L, -2, "cpu");
+
+  /* The metatables, for the front end to extend (printing, guards, ...). */
+  const char *classes[][2] = {{"ndarray", CUARR_ARRAY_MT}, {"Device", CUARR_DEVICE_MT},
+                              {"Stream", CUARR_STREAM_MT}, {"Event", CUARR_EVENT_MT},
+                              {"MemoryPool", CUARR_POOL_MT}, {"Error", CUARR_ERROR_MT}};
+  lua_newtable(L);
+  for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
+    luaL_getmetatable(L, classes[i][1]);
+    lua_setfield(L, -2, classes[i][0]);
+  }
+  lua_setfield(L, -2, "metatables");
+  lua_pushliteral(L, CUARR_VERSION);
+  lua_setfield(L, -2, "__version__");
+  return 1;
+}

@@ -1,0 +1,224 @@
+/*
+ * ndarray.c -- the array userdata: creation, fields, lifetime.
+ *
+ * An array userdata holds a cuarr_array (a view: buffer reference + dtype + shape + strides +
+ * offset) and, as its user value, the array it was made from (`base`), as NumPy's does.
+ * Memory goes back three ways: `x:free()` gives the buffer's memory back now, for every view
+ * of it; `__close` and `__gc` drop this array's reference, so the memory goes once no view
+ * uses it.  A freed or closed array raises an error on use and never touches memory.
+ */
+#include <string.h>
+
+#include "binding.h"
+
+cuarr_array *test_array(lua_State *L, int idx) {
+  cuarr_array *a = luaL_testudata(L, idx, CUARR_ARRAY_MT);
+  return a && a->buf && a->buf->ptr ? a : NULL;
+}
+
+cuarr_array *check_array(lua_State *L, int idx) {
+  cuarr_array *a = luaL_testudata(L, idx, CUARR_ARRAY_MT);
+  if (!a)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be an array, got %s", idx,
+                    luaL_typename(L, idx));
+  if (!a->buf) cuarr_lua_error(L, CUARR_VALUE_ERROR, "array has been closed");
+  LTRY(L, cuarr_array_check_live(a));
+  return a;
+}
+
+cuarr_array *push_array(lua_State *L, int base_idx) {
+  if (base_idx) base_idx = lua_absindex(L, base_idx);
+  cuarr_array *a = lua_newuserdatauv(L, sizeof *a, 1);
+  memset(a, 0, sizeof *a);
+  luaL_setmetatable(L, CUARR_ARRAY_MT);
+  if (base_idx) {
+    /* The base of a view is the array that owns the data, as in NumPy. */
+    lua_getiuservalue(L, base_idx, 1);
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      lua_pushvalue(L, base_idx);
+    }
+    lua_setiuservalue(L, -2, 1);
+  }
+  return a;
+}
+
+cuarr_array *new_array(lua_State *L, lstate *S, int device, cuarr_dtype dtype, int ndim,
+                       const int64_t *shape, bool pinned) {
+  cuarr_array *a = push_array(L, 0);
+  cuarr_context *ctx = lstate_context(S, device);
+  void *stream = ctx->stream ? ctx->stream->handle : NULL;
+  LTRY(L, cuarr_array_empty(device, dtype, ndim, shape, pinned, stream, ctx->reclaim, a));
+  if (device != CUARR_HOST || pinned) lstate_account(L, S, a->buf->nbytes);
+  return a;
+}
+
+void check_on_current_device(lua_State *L, lstate *S, const cuarr_array *a) {
+  int dev = cuarr_array_device(a);
+  if (dev != CUARR_HOST && dev != S->device)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                    "the array is on device %d but the current device is %d (use "
+                    "cuarr.asarray to copy it across)",
+                    dev, S->device);
+}
+
+/* __gc and __close: drop this array's reference.  Idempotent. */
+static int array_release(lua_State *L) {
+  cuarr_array *a = luaL_checkudata(L, 1, CUARR_ARRAY_MT);
+  cuarr_array_release(a);
+  return 0;
+}
+
+/* x:free(): give the memory back now; every view of it becomes unusable. */
+static int array_free(lua_State *L) {
+  cuarr_array *a = luaL_checkudata(L, 1, CUARR_ARRAY_MT);
+  if (a->buf) cuarr_buffer_free(a->buf);
+  return 0;
+}
+
+static int array_len(lua_State *L) {
+  cuarr_array *a = check_array(L, 1);
+  if (a->ndim == 0) cuarr_lua_error(L, CUARR_TYPE_ERROR, "len() of a 0-d array");
+  lua_pushinteger(L, a->shape[0]);
+  return 1;
+}
+
+static int array_lt(lua_State *L) {
+  return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                         "arrays cannot be compared with < or <= (Lua needs a boolean result): "
+                         "use a:lt(b), a:le(b), a:gt(b), a:ge(b) or cuarr.less(a, b) and friends");
+}
+
+static void push_int_list(lua_State *L, int n, const int64_t *v) {
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) {
+    lua_pushinteger(L, v[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+}
+
+void push_device(lua_State *L, int device) {
+  if (device == CUARR_HOST) {
+    lua_pushliteral(L, "cpu");
+    return;
+  }
+  /* Device objects are interned in a registry table, so a.device == b.device is cheap. */
+  lua_getfield(L, LUA_REGISTRYINDEX, CUARR_DEVICE_MT ".cache");
+  if (lua_rawgeti(L, -1, device) == LUA_TNIL) {
+    lua_pop(L, 1);
+    int *d = lua_newuserdatauv(L, sizeof *d, 0);
+    *d = device;
+    luaL_setmetatable(L, CUARR_DEVICE_MT);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, -3, device);
+  }
+  lua_remove(L, -2);
+}
+
+static void push_flags(lua_State *L, const cuarr_array *a) {
+  lua_createtable(L, 0, 3);
+  lua_pushboolean(L, cuarr_array_is_c_contiguous(a));
+  lua_setfield(L, -2, "c_contiguous");
+  lua_pushboolean(L, cuarr_array_is_f_contiguous(a));
+  lua_setfield(L, -2, "f_contiguous");
+  lua_pushboolean(L, lua_getiuservalue(L, 1, 1) == LUA_TNIL);
+  lua_remove(L, -2);
+  lua_setfield(L, -2, "owndata");
+}
+
+/* Push the field `name` of the array at index 1; false if there is no such field. */
+static bool push_field(lua_State *L, const cuarr_array *a, const char *name) {
+  size_t itemsize = cuarr_dtype_size(a->dtype);
+  if (!strcmp(name, "dtype"))
+    lua_pushstring(L, cuarr_dtype_name(a->dtype));
+  else if (!strcmp(name, "shape"))
+    push_int_list(L, a->ndim, a->shape);
+  else if (!strcmp(name, "strides"))
+    push_int_list(L, a->ndim, a->strides);
+  else if (!strcmp(name, "ndim"))
+    lua_pushinteger(L, a->ndim);
+  else if (!strcmp(name, "size"))
+    lua_pushinteger(L, cuarr_array_size(a));
+  else if (!strcmp(name, "nbytes"))
+    lua_pushinteger(L, cuarr_array_size(a) * (int64_t)itemsize);
+  else if (!strcmp(name, "itemsize"))
+    lua_pushinteger(L, (lua_Integer)itemsize);
+  else if (!strcmp(name, "device"))
+    push_device(L, cuarr_array_device(a));
+  else if (!strcmp(name, "flags"))
+    push_flags(L, a);
+  else if (!strcmp(name, "base"))
+    lua_getiuservalue(L, 1, 1);
+  else if (!strcmp(name, "data"))
+    lua_pushinteger(L, (lua_Integer)(intptr_t)cuarr_array_data(a));
+  else if (!strcmp(name, "is_pinned"))
+    lua_pushboolean(L, a->buf->pinned);
+  else
+    return false;
+  return true;
+}
+
+int cuarr_array_index_key(lua_State *L); /* indexing.c: a[number] and a[table] */
+int cuarr_array_newindex(lua_State *L);  /* indexing.c */
+
+/* __index: methods first (upvalue 2 is the method table), then fields, then indexing. */
+static int array_index(lua_State *L) {
+  if (lua_type(L, 2) == LUA_TSTRING) {
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL) return 1;
+    lua_pop(L, 1);
+    const cuarr_array *a = check_array(L, 1);
+    if (push_field(L, a, lua_tostring(L, 2))) return 1;
+    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "arrays have no field or method '%s'",
+                           lua_tostring(L, 2));
+  }
+  return cuarr_array_index_key(L);
+}
+
+static const luaL_Reg lifetime_methods[] = {
+    {"free", array_free},
+    {NULL, NULL},
+};
+
+/* Fill `methods` (at the top of the stack) with every method table, each closure getting the
+ * state as upvalue 1. */
+static void add_methods(lua_State *L, int state_idx, const luaL_Reg *list) {
+  lua_pushvalue(L, state_idx);
+  luaL_setfuncs(L, list, 1);
+}
+
+void cuarr_lua_open_ndarray(lua_State *L) {
+  int state_idx = lua_absindex(L, -1); /* the state is on top when this is called */
+  luaL_newmetatable(L, CUARR_ARRAY_MT);
+  int mt = lua_gettop(L);
+  lua_newtable(L); /* methods */
+  int methods = lua_gettop(L);
+  add_methods(L, state_idx, lifetime_methods);
+  add_methods(L, state_idx, cuarr_shape_methods);
+  add_methods(L, state_idx, cuarr_transfer_methods);
+  lua_pushvalue(L, methods);
+  lua_setfield(L, mt, "methods"); /* the front end adds its methods (printing, ...) here */
+
+  lua_pushvalue(L, state_idx);
+  lua_pushvalue(L, methods);
+  lua_pushcclosure(L, array_index, 2);
+  lua_setfield(L, mt, "__index");
+  lua_settop(L, mt);
+  const luaL_Reg meta[] = {
+      {"__newindex", cuarr_array_newindex},
+      {"__gc", array_release},
+      {"__close", array_release},
+      {"__len", array_len},
+      {"__lt", array_lt},
+      {"__le", array_lt},
+      {NULL, NULL},
+  };
+  lua_pushvalue(L, state_idx);
+  luaL_setfuncs(L, meta, 1);
+  lua_pushliteral(L, "cuarr.ndarray");
+  lua_setfield(L, mt, "__name");
+  lua_settop(L, state_idx);
+
+  lua_newtable(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, CUARR_DEVICE_MT ".cache");
+}
