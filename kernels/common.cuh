@@ -29,8 +29,8 @@ __device__ __forceinline__ float cuarr_half_to_float(__half_t h) {
   return f;
 }
 
-/* Round to nearest even, once: double -> half goes directly (through float it could round
- * twice, and the host's rules round once). */
+/* Round to nearest even.  A double goes to half directly: through float it could round twice,
+ * and the host's rules round once. */
 __device__ __forceinline__ __half_t cuarr_float_to_half(float f) {
   __half_t h;
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.x) : "f"(f));
@@ -45,26 +45,23 @@ __device__ __forceinline__ __half_t cuarr_double_to_half(double d) {
 
 /* ---------------------------------------------------------------- type classes */
 
-enum cuarr_kind { CUARR_KIND_BOOL, CUARR_KIND_SIGNED, CUARR_KIND_UNSIGNED, CUARR_KIND_HALF,
-                  CUARR_KIND_FLOAT };
+enum cuarr_kind {
+  CUARR_KIND_BOOL,
+  CUARR_KIND_SIGNED,
+  CUARR_KIND_UNSIGNED,
+  CUARR_KIND_HALF,
+  CUARR_KIND_FLOAT
+};
 
 /* Each dtype's class, and for integers the range and the float bounds where a float starts to
- * saturate: lo is the minimum, hi is max + 1.  Both are 0 or a power of two, hence exact in
+ * saturate: lo is the minimum, hi is max + 1.  Both are 0 or +-a power of two, hence exact in
  * float and double alike, so the comparisons below need no widening. */
 template <typename T> struct cuarr_type;
 
-template <> struct cuarr_type<bool> {
-  static constexpr cuarr_kind kind = CUARR_KIND_BOOL;
-};
-template <> struct cuarr_type<__half_t> {
-  static constexpr cuarr_kind kind = CUARR_KIND_HALF;
-};
-template <> struct cuarr_type<float> {
-  static constexpr cuarr_kind kind = CUARR_KIND_FLOAT;
-};
-template <> struct cuarr_type<double> {
-  static constexpr cuarr_kind kind = CUARR_KIND_FLOAT;
-};
+template <> struct cuarr_type<bool> { static constexpr cuarr_kind kind = CUARR_KIND_BOOL; };
+template <> struct cuarr_type<__half_t> { static constexpr cuarr_kind kind = CUARR_KIND_HALF; };
+template <> struct cuarr_type<float> { static constexpr cuarr_kind kind = CUARR_KIND_FLOAT; };
+template <> struct cuarr_type<double> { static constexpr cuarr_kind kind = CUARR_KIND_FLOAT; };
 
 #define CUARR_INTEGER_TYPE(T, KIND, MIN, MAX, LO, HI)                                              \
   template <> struct cuarr_type<T> {                                                               \
@@ -74,10 +71,9 @@ template <> struct cuarr_type<double> {
   };
 CUARR_INTEGER_TYPE(signed char, CUARR_KIND_SIGNED, -128, 127, -128.0, 128.0)
 CUARR_INTEGER_TYPE(short, CUARR_KIND_SIGNED, -32768, 32767, -32768.0, 32768.0)
-CUARR_INTEGER_TYPE(int, CUARR_KIND_SIGNED, -2147483647 - 1, 2147483647, -2147483648.0,
-                   2147483648.0)
-CUARR_INTEGER_TYPE(long long, CUARR_KIND_SIGNED, -9223372036854775807LL - 1,
-                   9223372036854775807LL, -9223372036854775808.0, 9223372036854775808.0)
+CUARR_INTEGER_TYPE(int, CUARR_KIND_SIGNED, -2147483647 - 1, 2147483647, -2147483648.0, 2147483648.0)
+CUARR_INTEGER_TYPE(long long, CUARR_KIND_SIGNED, -9223372036854775807LL - 1, 9223372036854775807LL,
+                   -9223372036854775808.0, 9223372036854775808.0)
 CUARR_INTEGER_TYPE(unsigned char, CUARR_KIND_UNSIGNED, 0, 255, 0.0, 256.0)
 CUARR_INTEGER_TYPE(unsigned short, CUARR_KIND_UNSIGNED, 0, 65535, 0.0, 65536.0)
 CUARR_INTEGER_TYPE(unsigned int, CUARR_KIND_UNSIGNED, 0u, 4294967295u, 0.0, 4294967296.0)
@@ -95,9 +91,12 @@ template <typename T> __device__ constexpr bool cuarr_is_integer() {
  * (the C cast, defined here since the value is in range).  For unsigned types lo is 0, so
  * negatives (and -0.5, which truncates to 0 anyway) give 0. */
 template <typename I, typename F> __device__ __forceinline__ I cuarr_saturate(F x) {
-  if (x != x) return 0;
-  if (x <= (F)cuarr_type<I>::lo) return cuarr_type<I>::min;
-  if (x >= (F)cuarr_type<I>::hi) return cuarr_type<I>::max;
+  if (x != x)
+    return 0;
+  if (x <= (F)cuarr_type<I>::lo)
+    return cuarr_type<I>::min;
+  if (x >= (F)cuarr_type<I>::hi)
+    return cuarr_type<I>::max;
   return (I)x;
 }
 
@@ -113,13 +112,17 @@ template <typename I, typename F> __device__ __forceinline__ I cuarr_saturate(F 
 template <typename To, typename From> __device__ __forceinline__ To cuarr_cast(From x) {
   constexpr cuarr_kind to = cuarr_type<To>::kind, from = cuarr_type<From>::kind;
   if constexpr (from == CUARR_KIND_HALF) {
-    if constexpr (to == CUARR_KIND_HALF) return x;
-    else return cuarr_cast<To>(cuarr_half_to_float(x));
+    if constexpr (to == CUARR_KIND_HALF)
+      return x;
+    else
+      return cuarr_cast<To>(cuarr_half_to_float(x));
   } else if constexpr (to == CUARR_KIND_BOOL) {
     return x != (From)0;
   } else if constexpr (to == CUARR_KIND_HALF) {
-    if constexpr (sizeof(From) == 8 && from == CUARR_KIND_FLOAT) return cuarr_double_to_half(x);
-    else return cuarr_float_to_half((float)x);
+    if constexpr (sizeof(From) == 8 && from == CUARR_KIND_FLOAT)
+      return cuarr_double_to_half(x);
+    else
+      return cuarr_float_to_half((float)x);
   } else if constexpr (from == CUARR_KIND_FLOAT && cuarr_is_integer<To>()) {
     return cuarr_saturate<To>(x);
   } else {
@@ -167,7 +170,8 @@ __device__ __forceinline__ void cuarr_offsets_axis(const cuarr_layout<I, ND, NOP
   const I index = i - q * L.shape[d];
   i = q;
 #pragma unroll
-  for (int k = 0; k < NOP; ++k) off[k] += index * L.strides[k][d];
+  for (int k = 0; k < NOP; ++k)
+    off[k] += index * L.strides[k][d];
 }
 
 /* Offsets of element i in each operand.  The fixed variants unroll over their ND axes; the
@@ -178,15 +182,19 @@ template <bool GENERIC, typename I, int ND, int NOP>
 __device__ __forceinline__ void cuarr_offsets(const cuarr_layout<I, ND, NOP> &L, I i,
                                               I (&off)[NOP]) {
 #pragma unroll
-  for (int k = 0; k < NOP; ++k) off[k] = L.origin[k];
+  for (int k = 0; k < NOP; ++k)
+    off[k] = L.origin[k];
   if constexpr (GENERIC) {
-    for (int d = (int)L.ndim - 1; d > 0; --d) cuarr_offsets_axis(L, d, i, off);
+    for (int d = (int)L.ndim - 1; d > 0; --d)
+      cuarr_offsets_axis(L, d, i, off);
   } else {
 #pragma unroll
-    for (int d = ND - 1; d > 0; --d) cuarr_offsets_axis(L, d, i, off);
+    for (int d = ND - 1; d > 0; --d)
+      cuarr_offsets_axis(L, d, i, off);
   }
 #pragma unroll
-  for (int k = 0; k < NOP; ++k) off[k] += i * L.strides[k][0]; /* i is below shape[0] now */
+  for (int k = 0; k < NOP; ++k)
+    off[k] += i * L.strides[k][0]; /* i is below shape[0] now */
 }
 
 /* Grid-stride loops: this thread's first index and the stride between its indices. */

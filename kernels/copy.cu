@@ -14,8 +14,9 @@
  *  - contig: both 1-D with stride 1 (n elements from each pointer); moves 16 bytes per access
  *    when the pointers allow it.  (Same-dtype contiguous copies are cuMemcpyDtoDAsync.)
  *  - nd1..nd4: that many axes after collapsing, 32-bit indexing;
- *  - ndN: up to 32 axes, the count given at run time; the only strided variant with 64-bit
- *    indexing, where the divisions cost more than a loop over the axes.
+ *  - ndN: up to 32 axes, the count given at run time; with 32-bit or 64-bit indexing.  Only
+ *    contig and ndN come with 64-bit indexing: arrays that large are rare, and there the 64-bit
+ *    divisions cost more than the loop over the axes.
  * Same-dtype strided copies use the unsigned type of the width (float32 -> uint32), since a
  * copy only moves bits: one kernel serves int32, uint32 and float32.
  */
@@ -41,7 +42,8 @@ __device__ __forceinline__ void cuarr_copy_strided(D *dst, const S *src,
     }
 #pragma unroll
     for (int u = 0; u < BATCH; ++u) {
-      if (i0 + (I)u * step < n) dst[dst_off[u]] = cuarr_cast<D>(value[u]);
+      if (i0 + (I)u * step < n)
+        dst[dst_off[u]] = cuarr_cast<D>(value[u]);
     }
   }
 }
@@ -73,14 +75,17 @@ __device__ __forceinline__ void cuarr_copy_contig(D *dst, const S *src, I n) {
       const I j1 = j0 + step;
       const SV a = sv[j0];
       SV b;
-      if (j1 < nv) b = sv[j1];
+      if (j1 < nv)
+        b = sv[j1];
       DV r;
 #pragma unroll
-      for (int k = 0; k < V; ++k) r.v[k] = cuarr_cast<D>(cuarr_load(&a.v[k]));
+      for (int k = 0; k < V; ++k)
+        r.v[k] = cuarr_cast<D>(cuarr_load(&a.v[k]));
       dv[j0] = r;
       if (j1 < nv) {
 #pragma unroll
-        for (int k = 0; k < V; ++k) r.v[k] = cuarr_cast<D>(cuarr_load(&b.v[k]));
+        for (int k = 0; k < V; ++k)
+          r.v[k] = cuarr_cast<D>(cuarr_load(&b.v[k]));
         dv[j1] = r;
       }
     }

@@ -36,15 +36,19 @@ __device__ __forceinline__ void cuarr_fill_contig(T *dst, T value, I n) {
   const I first = cuarr_thread_index<I>(), step = cuarr_thread_count<I>();
   const I head = (I)((16 - (unsigned long long)dst % 16) % 16 / sizeof(T));
   if (head > n) { /* fewer elements than reach the boundary */
-    if (first < n) dst[first] = value;
+    if (first < n)
+      dst[first] = value;
     return;
   }
   TV pattern;
 #pragma unroll
-  for (int k = 0; k < V; ++k) pattern.v[k] = value;
+  for (int k = 0; k < V; ++k)
+    pattern.v[k] = value;
   const I nv = (n - head) / V, tail = head + nv * V;
   TV *dv = (TV *)(dst + head);
-  for (I j = first; j < nv; j += step) dv[j] = pattern;
+  for (I j = first; j < nv; j += step)
+    dv[j] = pattern;
   const I rest = head + (n - tail); /* below 2V: one thread each */
-  if (first < rest) dst[first < head ? first : tail + (first - head)] = value;
+  if (first < rest)
+    dst[first < head ? first : tail + (first - head)] = value;
 }

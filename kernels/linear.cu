@@ -32,8 +32,7 @@ __device__ __forceinline__ void cuarr_linear(T *dst, const cuarr_layout<I, 1, 1>
   const I n = p.n, stride = p.strides[0][0], origin = p.origin[0];
   const I count = cuarr_thread_count<I>();
   for (I i = cuarr_thread_index<I>(); i < n; i += count) {
-    dst[origin + i * stride] = last_is_stop && i == n - 1
-                                   ? stop
-                                   : cuarr_cast<T>(cuarr_linear_value(start, step, i));
+    dst[origin + i * stride] =
+        last_is_stop && i == n - 1 ? stop : cuarr_cast<T>(cuarr_linear_value(start, step, i));
   }
 }

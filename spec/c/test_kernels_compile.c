@@ -35,7 +35,7 @@ static void test_variant_list(void) {
   cuarr_copy_variants_all(vs);
   /* Names are what the loaded module is asked for: they must be distinct. */
   bool distinct = true;
-  char (*names)[128] = malloc((size_t)n * sizeof *names);
+  char(*names)[128] = malloc((size_t)n * sizeof *names);
   for (int i = 0; names && i < n; i++)
     cuarr_copy_variant_name(&vs[i], names[i], sizeof names[i]);
   for (int i = 0; names && i < n && distinct; i++)

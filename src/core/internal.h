@@ -59,6 +59,10 @@ cuarr_status cuarr_device_fill_linear(cuarr_context *ctx, const cuarr_array *dst
  * generator can produce for sm_<arch>; returns how many compiled, fails on the first error. */
 cuarr_status cuarr_copy_kernels_compile_all(int arch, int *n_compiled);
 
+/* ---- transfer/deferred.c */
+/* Wait for the asynchronous transfers still using b (a pinned host buffer) to finish. */
+void cuarr_defer_wait_for(const cuarr_buffer *b);
+
 /* ---- the CUstream of a context (NULL = null stream) */
 static inline CUstream cuarr_ctx_stream(const cuarr_context *ctx) {
   return ctx && ctx->stream ? (CUstream)ctx->stream->handle : NULL;

@@ -106,8 +106,7 @@ static cuarr_status device_of(const cuarr_array *a, const char *what, int *devic
   CUARR_TRY(cuarr_array_check_live(a));
   *device = cuarr_array_device(a);
   if (*device == CUARR_HOST)
-    return cuarr_fail(CUARR_VALUE_ERROR, "%s is a host array where a device array is needed",
-                      what);
+    return cuarr_fail(CUARR_VALUE_ERROR, "%s is a host array where a device array is needed", what);
   return CUARR_OK;
 }
 
@@ -146,7 +145,8 @@ static cuarr_status broadcast_strides(const cuarr_array *dst, const cuarr_array 
   if (ok)
     return CUARR_OK;
   char from[CUARR_SHAPE_STR_SIZE], into[CUARR_SHAPE_STR_SIZE];
-  return cuarr_fail(CUARR_VALUE_ERROR, "could not broadcast input array from shape %s into shape %s",
+  return cuarr_fail(CUARR_VALUE_ERROR,
+                    "could not broadcast input array from shape %s into shape %s",
                     cuarr_shape_format(from, src->ndim, src->shape),
                     cuarr_shape_format(into, dst->ndim, dst->shape));
 }
@@ -266,9 +266,9 @@ static cuarr_status plan_make(plan *p, int ndim, const int64_t *shape, int64_t n
     contig = contig && (p->strides[k][0] == 1 || p->shape[0] == 1);
   }
   p->wide = !fits;
-  p->shape_kind = contig                           ? CUARR_SHAPE_CONTIG
+  p->shape_kind = contig                          ? CUARR_SHAPE_CONTIG
                   : p->ndim <= CUARR_SHAPE_ND_MAX ? p->ndim
-                                                   : CUARR_SHAPE_GENERIC;
+                                                  : CUARR_SHAPE_GENERIC;
   if (!cuarr_copy_shape_exists(p->shape_kind, p->wide))
     p->shape_kind = CUARR_SHAPE_GENERIC;
   return CUARR_OK;

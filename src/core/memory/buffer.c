@@ -116,6 +116,10 @@ void cuarr_buffer_release(cuarr_buffer *b) {
 void cuarr_buffer_free(cuarr_buffer *b) {
   if (!b)
     return;
+  /* Pinned memory goes straight back to the pinned pool: first let any transfer still
+   * reading or writing it finish. */
+  if (b->pinned)
+    cuarr_defer_wait_for(b);
   /* Taking the hook out atomically makes it run once, even if two threads free at once. */
   void (*release)(cuarr_buffer *) = __atomic_exchange_n(&b->release, NULL, __ATOMIC_ACQ_REL);
   if (release)

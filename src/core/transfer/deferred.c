@@ -69,3 +69,15 @@ void cuarr_defer_poll(void) {
     free(p);
   }
 }
+
+void cuarr_defer_wait_for(const cuarr_buffer *b) {
+  pthread_mutex_lock(&lock);
+  bool any = false;
+  for (pending *p = head; p; p = p->next)
+    if (p->buffer == b) {
+      cuarr_cu.cuEventSynchronize(p->done);
+      any = true;
+    }
+  pthread_mutex_unlock(&lock);
+  if (any) cuarr_defer_poll();
+}

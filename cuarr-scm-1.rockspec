@@ -1,0 +1,28 @@
+package = "cuarr"
+version = "scm-1"
+source = {
+  url = "git+file:///work/main",
+}
+description = {
+  summary = "GPU arrays for Lua 5.4: NumPy semantics on CUDA devices",
+  detailed = [[
+    Device and host arrays with NumPy semantics, memory pools, streams and events, and
+    kernels compiled at run time with NVRTC.  The CUDA libraries are opened with dlopen:
+    building needs only the CUDA toolkit's headers, and the module loads without a GPU.
+  ]],
+  license = "MIT",
+}
+dependencies = {
+  "lua >= 5.4, < 5.5",
+}
+build = {
+  type = "make",
+  build_variables = {
+    CFLAGS = "$(CFLAGS)",
+    LUA_INCDIR = "$(LUA_INCDIR)",
+  },
+  install_variables = {
+    INST_LIBDIR = "$(LIBDIR)",
+    INST_LUADIR = "$(LUADIR)",
+  },
+}
