@@ -149,9 +149,19 @@ static int l_arange(lua_State *L) {
     lua_Integer b = nnum >= 2 ? lua_tointeger(L, 2) : lua_tointeger(L, 1);
     lua_Integer st = nnum == 3 ? lua_tointeger(L, 3) : 1;
     if (st == 0) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "arange: step cannot be zero");
-    /* ceil((b - a) / st) without overflow, in floating point only for the sign test */
-    double span = ((double)b - (double)a) / (double)st;
-    n = span <= 0 ? 0 : (int64_t)((b - a) / st + ((b - a) % st != 0));
+    /* ceil((b - a) / st) without overflow: |b - a| and |st| as unsigned 64-bit numbers (b - a
+     * itself overflows for arange(math.mininteger, math.maxinteger)). */
+    if ((st > 0 && b <= a) || (st < 0 && b >= a)) {
+      n = 0;
+    } else {
+      uint64_t span = st > 0 ? (uint64_t)b - (uint64_t)a : (uint64_t)a - (uint64_t)b;
+      uint64_t ust = st > 0 ? (uint64_t)st : 0 - (uint64_t)st;
+      uint64_t count = span / ust + (span % ust != 0);
+      if (count > (uint64_t)INT64_MAX)
+        return cuarr_lua_error(L, CUARR_VALUE_ERROR, "arange: too many elements (%llu)",
+                               (unsigned long long)count);
+      n = (int64_t)count;
+    }
     start = scalar_int(a);
     step = scalar_int(st);
   } else {

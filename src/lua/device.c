@@ -4,19 +4,41 @@
  * Device ids are CUDA's ordinals (0-based), as nvidia-smi shows them.  A Device object is a
  * userdata holding the ordinal, interned per id (push_device), so == compares them.
  */
+#include <limits.h>
 #include <string.h>
 
 #include "binding.h"
 
 static int check_device_ud(lua_State *L, int idx) {
-  return *(int *)luaL_checkudata(L, idx, CUARR_DEVICE_MT);
+  int *d = luaL_testudata(L, idx, CUARR_DEVICE_MT);
+  if (!d)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be a Device, got %s", idx,
+                    luaL_typename(L, idx));
+  return *d;
+}
+
+/* A device ordinal argument, checked to exist; ids beyond int's range do not (they must not
+ * wrap round to a device that does). */
+static int check_device_id(lua_State *L, int idx, const char *what) {
+  lua_Integer v = check_integer(L, idx, what);
+  if (v < 0 || v > INT_MAX) {
+    int n = 0;
+    LTRY(L, cuarr_device_count(&n)); /* NotAvailable without a driver, as for any other id */
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "device %lld does not exist (%d device%s)",
+                    (long long)v, n, n == 1 ? "" : "s");
+  }
+  LTRY(L, cuarr_device_check((int)v));
+  return (int)v;
 }
 
 /* cuarr.Device([id]) -- the current device when id is nil. */
 static int l_device(lua_State *L) {
   lstate *S = STATE(L);
-  int id = lua_isnoneornil(L, 1) ? S->device : (int)check_integer(L, 1, "device id");
-  LTRY(L, cuarr_device_check(id));
+  int id = S->device;
+  if (lua_isnoneornil(L, 1))
+    LTRY(L, cuarr_device_check(id));
+  else
+    id = check_device_id(L, 1, "device id");
   push_device(L, id);
   return 1;
 }
@@ -75,16 +97,19 @@ static int device_mem_info(lua_State *L) {
 
 static int device_can_access_peer(lua_State *L) {
   bool yes;
-  int peer = (int)check_integer(L, 2, "peer device id");
-  LTRY(L, cuarr_device_check(peer));
-  LTRY(L, cuarr_device_can_access_peer(check_device_ud(L, 1), peer, &yes));
+  int self = check_device_ud(L, 1);
+  int peer = check_device_id(L, 2, "peer device id");
+  LTRY(L, cuarr_device_can_access_peer(self, peer, &yes));
   lua_pushboolean(L, yes);
   return 1;
 }
 
 static int device_index(lua_State *L) {
   int id = check_device_ud(L, 1);
-  const char *k = luaL_checkstring(L, 2);
+  if (lua_type(L, 2) != LUA_TSTRING)
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "Device fields are named by strings, not %s",
+                           luaL_typename(L, 2));
+  const char *k = lua_tostring(L, 2);
   lua_pushvalue(L, 2);
   if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL) return 1; /* a method */
   if (!strcmp(k, "id")) {

@@ -53,8 +53,10 @@ int cuarr_lua_fail(lua_State *L, cuarr_status s) {
   return raise(L, cuarr_status_name(s), cuarr_last_error());
 }
 
-/* "argument #2 (shape)" */
+/* "argument #2 (shape)"; a value read from a table (a negative stack index) is named by
+ * `what` alone ("priority", "size"): its stack position means nothing to the caller. */
 static const char *arg_name(lua_State *L, int idx, const char *what) {
+  if (idx < 0) return lua_pushstring(L, what);
   return lua_pushfstring(L, "argument #%d (%s)", idx, what);
 }
 

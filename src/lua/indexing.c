@@ -35,7 +35,7 @@ static lua_Integer range_bound(lua_State *L, int tbl, int k, lua_Integer def, in
     v = lua_tointegerx(L, -1, &isint);
     if (t != LUA_TNUMBER || !isint)
       cuarr_lua_error(L, CUARR_TYPE_ERROR, "range bounds for axis %d must be integers, got %s",
-                      axis + 1, luaL_typename(L, -1));
+                      axis + 1, t == LUA_TNUMBER ? lua_tostring(L, -1) : luaL_typename(L, -1));
   }
   lua_pop(L, 1);
   return v;
@@ -66,7 +66,8 @@ static void apply_range(lua_State *L, cuarr_array *cur, int axis, int tbl) {
   } else {
     if (s0 > n - 1) s0 = n - 1;
     if (e0 < 0) e0 = 0;
-    count = s0 >= e0 ? (s0 - e0) / -step + 1 : 0;
+    /* -step overflows for math.mininteger: divide as unsigned */
+    count = s0 >= e0 ? (int64_t)((uint64_t)(s0 - e0) / (0 - (uint64_t)step)) + 1 : 0;
   }
   if (count == 0) s0 = 0;
   cuarr_array next;

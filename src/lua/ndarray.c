@@ -71,7 +71,10 @@ static int array_release(lua_State *L) {
 
 /* x:free(): give the memory back now; every view of it becomes unusable. */
 static int array_free(lua_State *L) {
-  cuarr_array *a = luaL_checkudata(L, 1, CUARR_ARRAY_MT);
+  cuarr_array *a = luaL_testudata(L, 1, CUARR_ARRAY_MT);
+  if (!a)
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #1 must be an array, got %s",
+                           luaL_typename(L, 1));
   if (a->buf) cuarr_buffer_free(a->buf);
   return 0;
 }

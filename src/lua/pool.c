@@ -13,7 +13,11 @@ typedef struct lpool {
 } lpool;
 
 static cuarr_pool *check_pool(lua_State *L) {
-  return ((lpool *)luaL_checkudata(L, 1, CUARR_POOL_MT))->pool;
+  lpool *lp = luaL_testudata(L, 1, CUARR_POOL_MT);
+  if (!lp)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #1 must be a MemoryPool, got %s",
+                    luaL_typename(L, 1));
+  return lp->pool;
 }
 
 static void push_pool(lua_State *L, cuarr_pool *p, int device) {

@@ -137,6 +137,10 @@ static int array_transpose(lua_State *L) {
         return cuarr_lua_error(L, CUARR_INDEX_ERROR, "axis %lld is out of bounds for array of dimension %d",
                                (long long)ax, n);
       perm[i] = (int)(ax > 0 ? ax - 1 : n + ax);
+      for (int j = 0; j < i; j++) /* named here as given: the core's message is 0-based */
+        if (perm[j] == perm[i])
+          return cuarr_lua_error(L, CUARR_VALUE_ERROR, "repeated axis in transpose: %lld",
+                                 (long long)ax);
     }
   }
   cuarr_array *v = push_array(L, 1);

@@ -5,6 +5,7 @@
  * The state keeps the current Stream object referenced in the registry, so it cannot be
  * collected while work is queued on it by default.
  */
+#include <limits.h>
 #include <string.h>
 
 #include "binding.h"
@@ -18,7 +19,10 @@ typedef struct levent {
 } levent;
 
 static lstream *check_stream(lua_State *L, int idx) {
-  lstream *s = luaL_checkudata(L, idx, CUARR_STREAM_MT);
+  lstream *s = luaL_testudata(L, idx, CUARR_STREAM_MT);
+  if (!s)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be a Stream, got %s", idx,
+                    luaL_typename(L, idx));
   if (s->destroyed) cuarr_lua_error(L, CUARR_VALUE_ERROR, "the stream has been destroyed");
   return s;
 }
@@ -55,7 +59,13 @@ static int l_stream(lua_State *L) {
                            luaL_typename(L, 1));
   bool non_blocking = opt_bool_field(L, 1, "non_blocking", false);
   int priority = 0;
-  if (get_option(L, 1, "priority") != LUA_TNIL) priority = (int)check_integer(L, -1, "priority");
+  if (get_option(L, 1, "priority") != LUA_TNIL) {
+    lua_Integer p = check_integer(L, -1, "priority");
+    if (p < INT_MIN || p > INT_MAX) /* would wrap round to some valid priority */
+      return cuarr_lua_error(L, CUARR_VALUE_ERROR, "stream priority %lld is out of range",
+                             (long long)p);
+    priority = (int)p;
+  }
   lua_pop(L, 1);
   int dev = lstate_device(L, S);
   lstream *s = lua_newuserdatauv(L, sizeof *s, 0);
@@ -134,9 +144,17 @@ static int l_null_stream(lua_State *L) {
   return 1;
 }
 
+/* A field name for __index: a string key, or a TypeError naming the class. */
+static const char *field_key(lua_State *L, const char *cls) {
+  if (lua_type(L, 2) != LUA_TSTRING)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s fields are named by strings, not %s", cls,
+                    luaL_typename(L, 2));
+  return lua_tostring(L, 2);
+}
+
 static int stream_index(lua_State *L) {
   lstream *s = luaL_checkudata(L, 1, CUARR_STREAM_MT);
-  const char *k = luaL_checkstring(L, 2);
+  const char *k = field_key(L, "Stream");
   lua_pushvalue(L, 2);
   if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL) return 1;
   if (!strcmp(k, "ptr"))
@@ -219,7 +237,7 @@ static int event_query(lua_State *L) {
 
 static int event_index(lua_State *L) {
   levent *e = luaL_checkudata(L, 1, CUARR_EVENT_MT);
-  const char *k = luaL_checkstring(L, 2);
+  const char *k = field_key(L, "Event");
   lua_pushvalue(L, 2);
   if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL) return 1;
   if (!strcmp(k, "ptr"))
@@ -244,6 +262,10 @@ static int l_get_elapsed_time(lua_State *L) {
   levent *a = check_event(L, 1), *b = check_event(L, 2);
   if (!a->recorded || !b->recorded)
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "get_elapsed_time: both events must be recorded first");
+  if (a->e.device != b->e.device)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                           "get_elapsed_time: the events are of different devices (%d and %d)",
+                           a->e.device, b->e.device);
   float ms;
   LTRY(L, cuarr_event_elapsed_ms(&a->e, &b->e, &ms));
   lua_pushnumber(L, ms);

@@ -48,6 +48,7 @@ static int stream_arg(lua_State *L, int idx) {
 static int array_get(lua_State *L) {
   const cuarr_array *a = check_array(L, 1);
   if (cuarr_array_device(a) == CUARR_HOST) {
+    opt_stream(L, stream_arg(L, 2)); /* checked all the same: a bad argument is an error */
     lua_settop(L, 1);
     return 1;
   }
@@ -122,15 +123,18 @@ static int array_item(lua_State *L) {
 /* cuarr.to_device(h[, stream]) -- a device copy (same dtype) on the current device. */
 static int to_device(lua_State *L) {
   lstate *S = STATE(L);
-  const cuarr_array *h = lua_type(L, 1) == LUA_TTABLE ? host_array_from_lua(L, S, 1, -1)
-                                                      : check_array(L, 1);
-  int hidx = lua_gettop(L);
+  int hidx = 1;
+  const cuarr_array *h;
+  if (lua_type(L, 1) == LUA_TTABLE) {
+    h = host_array_from_lua(L, S, 1, -1);
+    hidx = lua_gettop(L);
+  } else {
+    h = check_array(L, 1);
+  }
   cuarr_stream *stream = opt_stream(L, stream_arg(L, 2));
   int dev = stream ? stream->device : lstate_device(L, S);
-  lua_pushvalue(L, hidx);
-  h = check_array(L, -1);
   cuarr_array *d = new_array(L, S, dev, h->dtype, h->ndim, h->shape, false);
-  copy_into(L, S, d, h, stream);
+  copy_into(L, S, d, check_array(L, hidx), stream);
   return 1;
 }
 

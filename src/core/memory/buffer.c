@@ -6,6 +6,7 @@
  * ptr == NULL and refuse to run.  The struct goes when the last reference does.
  */
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "internal.h"
 
@@ -17,6 +18,25 @@ typedef struct pooled_buffer {
 } pooled_buffer;
 
 static void release_malloc(cuarr_buffer *b) { free(b->ptr); }
+
+/* Large host arrays are mapped directly and asked for huge pages: a fresh 256 MiB array then
+ * takes 128 page faults on first touch instead of 65536, which is most of the cost of copying
+ * a device array into a new host array. */
+enum { HUGE_PAGE = 2 << 20, MAP_THRESHOLD = 4 << 20 };
+
+static size_t mapped_size(size_t nbytes) { return (nbytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1); }
+
+static void release_mapped(cuarr_buffer *b) { munmap(b->ptr, mapped_size(b->nbytes)); }
+
+static void *map_host(size_t nbytes) {
+  void *p = mmap(NULL, mapped_size(nbytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                 -1, 0);
+  if (p == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
+  madvise(p, mapped_size(nbytes), MADV_HUGEPAGE); /* advice only: fine if refused */
+#endif
+  return p;
+}
 
 /* The chunk is filed under the stream the memory was last used on, so that only work ordered
  * after that use can have it next. */
@@ -70,14 +90,20 @@ cuarr_status cuarr_buffer_new_host(size_t nbytes, bool pinned, cuarr_reclaim rec
     return new_pooled(pool, CUARR_HOST, true, nbytes, NULL, reclaim, out);
   }
   (void)reclaim; /* the C heap has no cache of ours to reclaim from */
+  bool mapped = nbytes >= MAP_THRESHOLD;
   cuarr_buffer *b = malloc(sizeof *b);
-  void *ptr = malloc(nbytes ? nbytes : 1); /* a 0-byte buffer still has an address */
+  /* a 0-byte buffer still has an address */
+  void *ptr = mapped ? map_host(nbytes) : malloc(nbytes ? nbytes : 1);
   if (!b || !ptr) {
     free(b);
-    free(ptr);
+    if (ptr && mapped)
+      munmap(ptr, mapped_size(nbytes));
+    else
+      free(ptr);
     return out_of_host_memory(nbytes);
   }
-  buffer_init(b, ptr, nbytes, CUARR_HOST, false, release_malloc, NULL, NULL);
+  buffer_init(b, ptr, nbytes, CUARR_HOST, false, mapped ? release_mapped : release_malloc, NULL,
+              NULL);
   *out = b;
   return CUARR_OK;
 }
