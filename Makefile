@@ -21,8 +21,10 @@ MODULE  := $(BUILD)/cuarr/core.so
 CORE_OBJECTS := $(filter-out $(BUILD)/obj/lua/%,$(OBJECTS))
 CTESTS  := $(patsubst spec/c/%.c,$(BUILD)/ctest/%,$(sort $(wildcard spec/c/*.c)))
 
+# Debian's luaconf.h includes a multiarch header that lives beside the Lua headers' folder.
+MULTIARCH  := $(shell $(CC) -print-multiarch 2>/dev/null)
 ALL_CFLAGS := $(CFLAGS) -std=c11 -Wall -Wextra -fPIC -D_GNU_SOURCE -pthread \
-              -Isrc -Isrc/core -I$(LUA_INCDIR) -I$(CUDA_HOME)/include
+              -Isrc -Isrc/core -I$(LUA_INCDIR) -I$(LUA_INCDIR)/../$(MULTIARCH) -I$(CUDA_HOME)/include
 
 # Where Lua finds the module and the front end when run from the checkout.
 RUN_ENV := LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$$LUA_PATH;;" \
