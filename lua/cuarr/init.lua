@@ -12,7 +12,7 @@ local M = {}
 local mt = core.metatables
 
 for name, value in pairs(core) do
-  if name ~= "metatables" and name ~= "cpu" then M[name] = value end
+  if name ~= "metatables" and name ~= "cpu" and name ~= "raise" then M[name] = value end
 end
 
 -- dtype names as constants: cuarr.float32 == "float32".
@@ -82,8 +82,8 @@ function mt.Stream.methods.enter(self)
 end
 
 local function as_device(d)
-  if math.type(d) == "integer" then return core.Device(d) end
-  return d
+  if getmetatable(d) == mt.Device then return d end
+  return core.Device(d)  -- checks d: a TypeError, or a ValueError for a device that isn't there
 end
 
 -- cuarr.with_device(d, fn, ...) / cuarr.with_stream(s, fn, ...): fn(...) with d (or s)
@@ -94,6 +94,9 @@ function M.with_device(d, fn, ...)
 end
 
 function M.with_stream(s, fn, ...)
+  if getmetatable(s) ~= mt.Stream then
+    core.raise("TypeError", "with_stream needs a Stream, got " .. type(s))
+  end
   local _ <close> = s:enter()
   return fn(...)
 end

@@ -209,8 +209,19 @@ static int l_linspace(lua_State *L) {
   cuarr_scalar start = {.dtype = CUARR_FLOAT64, .v.f = a};
   cuarr_scalar step = {.dtype = CUARR_FLOAT64, .v.f = div > 0 ? (b - a) / (double)div : 0};
   cuarr_scalar stop = {.dtype = CUARR_FLOAT64, .v.f = b};
-  LTRY(L, cuarr_fill_linear(lstate_context(S, cuarr_array_device(r)), r, start, step,
+  if (cuarr_dtype_is_float((cuarr_dtype)dtype)) {
+    LTRY(L, cuarr_fill_linear(lstate_context(S, cuarr_array_device(r)), r, start, step,
+                              endpoint && num > 1, stop));
+    return 1;
+  }
+  /* Integer and bool dtypes: a linear fill of those counts in integers (a fractional step
+   * would be truncated first), so the values are computed in float64 and then converted with
+   * the casting rules, as NumPy's linspace(..., dtype=int) does. */
+  cuarr_array *tmp = new_array(L, S, cuarr_array_device(r), CUARR_FLOAT64, 1, &n, false);
+  LTRY(L, cuarr_fill_linear(lstate_context(S, cuarr_array_device(r)), tmp, start, step,
                             endpoint && num > 1, stop));
+  LTRY(L, cuarr_copy(lstate_context(S, cuarr_array_device(r)), r, tmp));
+  lua_pop(L, 1); /* tmp; r is on top again */
   return 1;
 }
 

@@ -5,6 +5,7 @@
  * same creations for host arrays, the metatables the front end (lua/cuarr/init.lua) extends,
  * and perf_counter.  Nothing touches the CUDA driver here: loading works without a GPU.
  */
+#include <string.h>
 #include <time.h>
 
 #include "binding.h"
@@ -32,6 +33,14 @@ static int l_perf_counter(lua_State *L) {
   return 1;
 }
 
+/* raise(kind, message): for the Lua front end, which raises the same error objects. */
+static int l_raise(lua_State *L) {
+  const char *kind = luaL_checkstring(L, 1), *message = luaL_checkstring(L, 2);
+  for (cuarr_status s = CUARR_VALUE_ERROR; s <= CUARR_NOT_AVAILABLE; s++)
+    if (!strcmp(kind, cuarr_status_name(s))) return cuarr_lua_error(L, s, "%s", message);
+  return luaL_error(L, "unknown error kind '%s'", kind);
+}
+
 int luaopen_cuarr_core(lua_State *L) {
   cuarr_lua_open_errors(L);
   lstate_new(L);
@@ -50,6 +59,8 @@ int luaopen_cuarr_core(lua_State *L) {
   set_creations(L, state_idx, false);
   lua_pushcfunction(L, l_perf_counter);
   lua_setfield(L, -2, "perf_counter");
+  lua_pushcfunction(L, l_raise);
+  lua_setfield(L, -2, "raise");
 
   lua_newtable(L);
   set_creations(L, state_idx, true);
