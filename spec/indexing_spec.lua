@@ -13,23 +13,33 @@ end
 
 local function show(v) return tostring(v) .. " (" .. (math.type(v) or type(v)) .. ")" end
 
-local function diff(g, w, path)
+-- The first difference between nested tables, or nil; `at` is the index path so far (the
+-- message is built only for a difference, so large tables compare quickly).
+local function diff(g, w, at)
   if type(w) == "table" then
-    if type(g) ~= "table" then return path .. ": expected a table, got " .. show(g) end
-    if #g ~= #w then return ("%s: %d entries, expected %d"):format(path, #g, #w) end
+    if type(g) ~= "table" then return at, "expected a table, got " .. show(g) end
+    if #g ~= #w then return at, ("%d entries, expected %d"):format(#g, #w) end
     for i = 1, #w do
-      local d = diff(g[i], w[i], path .. "[" .. i .. "]")
-      if d then return d end
+      local gi, wi = g[i], w[i]
+      if type(wi) == "table" or not same_value(gi, wi) then
+        at[#at + 1] = i
+        local where, msg = diff(gi, wi, at)
+        if where then return where, msg end
+        at[#at] = nil
+      end
     end
     return nil
   end
   if same_value(g, w) then return nil end
-  return path .. ": got " .. show(g) .. ", expected " .. show(w)
+  return at, "got " .. show(g) .. ", expected " .. show(w)
 end
 
 local function check_equal(got, want, what)
-  local d = diff(got, want, what or "value")
-  if d then error(d, 2) end
+  local at, msg = diff(got, want, {})
+  if at then
+    local path = #at > 0 and "[" .. table.concat(at, "][") .. "]" or ""
+    error((what or "value") .. path .. ": " .. msg, 2)
+  end
 end
 
 local function build(shape, f)

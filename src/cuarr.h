@@ -224,8 +224,8 @@ size_t cuarr_pool_used_bytes(cuarr_pool *p);  /* in blocks handed out */
 size_t cuarr_pool_total_bytes(cuarr_pool *p); /* held from the raw allocator */
 size_t cuarr_pool_free_bytes(cuarr_pool *p);  /* total - used */
 size_t cuarr_pool_n_free_blocks(cuarr_pool *p);
-/* Give back to the raw allocator every raw allocation that is wholly free.  stream: only those
- * kept for that stream; all_streams=true: every stream's. */
+/* Give back to the raw allocator every raw allocation that is wholly free (whichever streams
+ * its free chunks are kept for). */
 void cuarr_pool_free_all_blocks(cuarr_pool *p);
 void cuarr_pool_set_limit(cuarr_pool *p, size_t limit); /* 0: no limit */
 size_t cuarr_pool_get_limit(cuarr_pool *p);

@@ -48,8 +48,8 @@ cuarr_status cuarr_host_fill_linear(const cuarr_array *dst, cuarr_scalar start, 
                                     bool last_is_stop, cuarr_scalar stop);
 
 /* ---- kernel/copy_kernels.c : generated device kernels (from kernels/) */
-/* Same device; dst and src must not overlap unless identical layout (the transfer layer
- * stages through a temporary otherwise). */
+/* Same device; src broadcast to dst's shape.  Overlapping operands of different layouts are
+ * copied through a temporary. */
 cuarr_status cuarr_device_copy(cuarr_context *ctx, const cuarr_array *dst, const cuarr_array *src);
 cuarr_status cuarr_device_fill(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar value);
 cuarr_status cuarr_device_fill_linear(cuarr_context *ctx, const cuarr_array *dst,

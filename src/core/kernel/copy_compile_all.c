@@ -4,7 +4,8 @@
  * shape or index width before any device runs it.
  *
  * Each program carries many kernels of one family (a program costs NVRTC's start-up once;
- * its kernels only add code generation), and the programs are compiled by a few threads.  A
+ * its kernels only add code generation), and the programs are compiled by a few threads
+ * (NVRTC 13 serialises most of a compile within a process, so they gain only some 15%).  A
  * kernel counts as compiled when its name is in the resulting cubin.
  */
 #include <pthread.h>
@@ -15,11 +16,11 @@
 
 #include "kernel/copy_source.h"
 
-/* NVRTC's fast-compile mode: the same front end, instantiations and code generation as at run
- * time, with fewer optimisation passes -- three times faster, and what is checked here is that
- * every specialisation compiles, not how fast it runs. */
-static const char *const check_options[] = {"--Ofast-compile=max"};
-#define N_CHECK_OPTIONS 1
+/* NVRTC's fast-compile mode (recent NVRTCs): the same front end, instantiations and code
+ * generation as at run time, with fewer optimisation passes -- three times faster, and what is
+ * checked here is that every specialisation compiles, not how fast it runs.  An NVRTC that
+ * does not know the option compiles with the run-time options (none). */
+static const char *const fast_options[] = {"--Ofast-compile=max"};
 
 /* Kernels per program, and at most this many compiling threads. */
 #define KERNELS_PER_PROGRAM 64
@@ -27,6 +28,8 @@ static const char *const check_options[] = {"--Ofast-compile=max"};
 
 typedef struct job {
   int arch;
+  const char *const *options;
+  int n_options;
   const cuarr_copy_variant *variants;
   int n_variants;
   atomic_int next;      /* first variant of the next program to take */
@@ -67,8 +70,8 @@ static cuarr_status compile_program(const job *j, int first, int end, int *found
   strcat(program_name, "_etc.cu");
   char *cubin = NULL;
   size_t size = 0;
-  cuarr_status s = cuarr_nvrtc_compile(source, program_name, check_options, N_CHECK_OPTIONS,
-                                       j->arch, &cubin, &size);
+  cuarr_status s =
+      cuarr_nvrtc_compile(source, program_name, j->options, j->n_options, j->arch, &cubin, &size);
   free(source);
   if (s != CUARR_OK)
     return s;
@@ -123,6 +126,14 @@ cuarr_status cuarr_copy_kernels_compile_all(int arch, int *n_compiled) {
   cuarr_copy_variants_all(variants);
 
   job j = {.arch = arch, .variants = variants, .n_variants = n, .status = CUARR_OK};
+  char *probe = NULL;
+  size_t probe_size = 0;
+  if (cuarr_nvrtc_compile("extern \"C\" __global__ void probe() {}\n", "probe.cu", fast_options, 1,
+                          arch, &probe, &probe_size) == CUARR_OK) {
+    j.options = fast_options;
+    j.n_options = 1;
+  }
+  free(probe);
   atomic_init(&j.next, 0);
   atomic_init(&j.compiled, 0);
   atomic_init(&j.failed, false);
