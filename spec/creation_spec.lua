@@ -53,9 +53,13 @@ local function float_to(dt, x)
   return math.tointeger(x >= 0 and math.floor(x) or math.ceil(x))
 end
 
+-- Globals are looked up through busted's environment, which is slow in loops over millions of
+-- elements: the comparisons use locals.
+local type, mtype = type, math.type
+
 local function same_value(g, w)
   if type(w) == "number" and w ~= w then return type(g) == "number" and g ~= g end
-  return g == w and math.type(g) == math.type(w)
+  return g == w and mtype(g) == mtype(w)
 end
 
 local function show(v) return tostring(v) .. " (" .. (math.type(v) or type(v)) .. ")" end

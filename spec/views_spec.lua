@@ -9,9 +9,13 @@ local cuarr = H.cuarr
 local ITEMSIZE = { bool = 1, int8 = 1, int16 = 2, int32 = 4, int64 = 8, uint8 = 1, uint16 = 2,
                    uint32 = 4, uint64 = 8, float16 = 2, float32 = 4, float64 = 8 }
 
+-- Globals are looked up through busted's environment, which is slow in loops over millions of
+-- elements: the comparisons use locals.
+local type, mtype = type, math.type
+
 local function same_value(g, w)
   if type(w) == "number" and w ~= w then return type(g) == "number" and g ~= g end
-  return g == w and math.type(g) == math.type(w)
+  return g == w and mtype(g) == mtype(w)
 end
 
 local function show(v) return tostring(v) .. " (" .. (math.type(v) or type(v)) .. ")" end

@@ -25,6 +25,14 @@ void copy_into(lua_State *L, lstate *S, const cuarr_array *dst, const cuarr_arra
   cuarr_context *ctx = lstate_context(S, dev);
   if (stream) ctx->stream = stream;
   LTRY(L, cuarr_copy(ctx, dst, src));
+  /* Given no stream, a copy to or from pinned host memory is complete on return, as in Numba
+   * and CuPy (pageable ones always are); given one, it is queued there. */
+  bool pinned = (cuarr_array_device(dst) == CUARR_HOST && dst->buf->pinned) ||
+                (cuarr_array_device(src) == CUARR_HOST && src->buf->pinned);
+  if (!stream && pinned && dev != CUARR_HOST) {
+    cuarr_stream null_stream = {NULL, dev, 0, false};
+    LTRY(L, cuarr_stream_synchronize(ctx->stream ? ctx->stream : &null_stream));
+  }
 }
 
 cuarr_array *push_host_copy(lua_State *L, lstate *S, int idx, int stream_idx) {

@@ -169,9 +169,27 @@ static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
   return s;
 }
 
-cuarr_status cuarr_copy(cuarr_context *ctx, const cuarr_array *dst, const cuarr_array *src) {
+/* src without the leading extent-1 axes it has beyond dst's (NumPy's assignment accepts them:
+ * a[1] = {{1, 2, 3}}). */
+static cuarr_array trim_leading_ones(const cuarr_array *src, int dst_ndim) {
+  cuarr_array t = *src;
+  int drop = 0;
+  while (t.ndim - drop > dst_ndim && t.shape[drop] == 1) drop++;
+  if (drop > 0) {
+    t.ndim -= drop;
+    for (int i = 0; i < t.ndim; i++) {
+      t.shape[i] = src->shape[i + drop];
+      t.strides[i] = src->strides[i + drop];
+    }
+  }
+  return t;
+}
+
+cuarr_status cuarr_copy(cuarr_context *ctx, const cuarr_array *dst, const cuarr_array *src_in) {
   CUARR_TRY(cuarr_array_check_live(dst));
-  CUARR_TRY(cuarr_array_check_live(src));
+  CUARR_TRY(cuarr_array_check_live(src_in));
+  cuarr_array trimmed = trim_leading_ones(src_in, dst->ndim);
+  const cuarr_array *src = &trimmed; /* shares src_in's buffer reference: not released */
   int ddev = cuarr_array_device(dst), sdev = cuarr_array_device(src);
   if (ddev == CUARR_HOST && sdev == CUARR_HOST) return cuarr_host_copy(dst, src);
   if (ddev == sdev) {
