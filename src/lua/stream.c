@@ -109,8 +109,8 @@ static int new_event(lua_State *L, int dev, bool timing, bool blocking);
 static int stream_record(lua_State *L) {
   lstream *s = check_stream(L, 1);
   if (lua_isnoneornil(L, 2)) {
-    new_event(L, s->s.device, true, false);
-    lua_replace(L, 2);
+    lua_settop(L, 1);
+    new_event(L, s->s.device, true, false); /* becomes argument 2 */
   }
   levent *e = check_event(L, 2);
   LTRY(L, cuarr_event_record(&e->e, &s->s));

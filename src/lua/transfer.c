@@ -131,6 +131,7 @@ static int array_item(lua_State *L) {
 /* cuarr.to_device(h[, stream]) -- a device copy (same dtype) on the current device. */
 static int to_device(lua_State *L) {
   lstate *S = STATE(L);
+  cuarr_stream *stream = opt_stream(L, stream_arg(L, 2)); /* before anything is pushed */
   int hidx = 1;
   const cuarr_array *h;
   if (lua_type(L, 1) == LUA_TTABLE) {
@@ -139,7 +140,6 @@ static int to_device(lua_State *L) {
   } else {
     h = check_array(L, 1);
   }
-  cuarr_stream *stream = opt_stream(L, stream_arg(L, 2));
   int dev = stream ? stream->device : lstate_device(L, S);
   cuarr_array *d = new_array(L, S, dev, h->dtype, h->ndim, h->shape, false);
   copy_into(L, S, d, check_array(L, hidx), stream);
