@@ -6,22 +6,19 @@
 --  - -> float32/float16 round to nearest even; float16 overflows to inf from 65520 on.
 -- Device results are compared with the host's too, so that one script gives one answer.
 local H = require("spec.helper").bind(_ENV)
+local A = require "spec.support.arrays"
 local cuarr = H.cuarr
+
+-- Globals are looked up through busted's environment, which is slow in loops over millions of
+-- elements: the helpers are locals.
+local is_float, f32, f16, u64_value = A.is_float, A.f32, A.f16, A.u64_value
+local check_list = A.check_list
 
 local INT = { int8 = { 8, true }, int16 = { 16, true }, int32 = { 32, true }, int64 = { 64, true },
               uint8 = { 8, false }, uint16 = { 16, false }, uint32 = { 32, false },
               uint64 = { 64, false } }
 
-local function is_float(dt) return dt == "float16" or dt == "float32" or dt == "float64" end
-
 -- ---------------------------------------------------------------- the rules, in Lua
-
--- The value of the uint64 whose bits are the Lua integer v (a float from 2^63 on, as cuarr
--- returns them; the halving keeps a sticky bit so that the rounding is the direct one).
-local function u64_value(v)
-  if v >= 0 then return v end
-  return ((v >> 1) | (v & 1)) * 2.0
-end
 
 -- Integer bits v (a Lua integer, two's complement) as dtype dt: wrap to the width.
 local function wrap(v, dt)
@@ -45,23 +42,6 @@ local function saturate(f, dt)
   end
   local t = f >= 0 and math.floor(f) or math.ceil(f)
   return math.tointeger(t) or t -- uint64 values from 2^63 on stay floats
-end
-
-local function f32(x) return (string.unpack("<f", string.pack("<f", x))) end
-
-local function f16(x)
-  if x ~= x or x == math.huge or x == -math.huge then return x end
-  local s = x < 0 and -1.0 or 1.0
-  local a = math.abs(x)
-  if a >= 65520 then return s * math.huge end
-  local e = -14
-  while e < 15 and a >= 2.0 ^ (e + 1) do e = e + 1 end
-  local q = 2.0 ^ (e - 10)
-  local v = a / q
-  local f = math.floor(v)
-  local d = v - f
-  if d > 0.5 or (d == 0.5 and f % 2 == 1) then f = f + 1 end
-  return s * f * q
 end
 
 local function to_float(x, dt)
@@ -135,29 +115,6 @@ local function source(src)
     end
   end
   return values, elems
-end
-
--- ---------------------------------------------------------------- comparisons
-
--- Globals are looked up through busted's environment, which is slow in loops over millions of
--- elements: the comparisons use locals.
-local type, mtype = type, math.type
-
-local function same_value(g, w)
-  if type(w) == "number" and w ~= w then return type(g) == "number" and g ~= g end
-  return g == w and mtype(g) == mtype(w)
-end
-
-local function show(v) return string.format("%s (%s)", tostring(v), math.type(v) or type(v)) end
-
-local function check_list(got, want, what, inputs)
-  assert.are.equal(#want, #got, what .. ": length")
-  for i = 1, #want do
-    if not same_value(got[i], want[i]) then
-      error(("%s: element %d (from %s): got %s, expected %s"):format(what, i,
-        tostring(inputs and inputs[i]), show(got[i]), show(want[i])), 2)
-    end
-  end
 end
 
 local function expected(elems, dst)

@@ -3,34 +3,16 @@
 -- identity and the default float dtype.  Values are checked against Lua-computed references;
 -- device results come back through totable()/get() (a host copy).
 local H = require("spec.helper").bind(_ENV)
+local A = require "spec.support.arrays"
 local cuarr = H.cuarr
 
 -- ---------------------------------------------------------------- references and comparisons
 
-local INT_BITS = { int8 = 8, int16 = 16, int32 = 32, int64 = 64,
-                   uint8 = 8, uint16 = 16, uint32 = 32, uint64 = 64 }
-local ITEMSIZE = { bool = 1, int8 = 1, int16 = 2, int32 = 4, int64 = 8, uint8 = 1, uint16 = 2,
-                   uint32 = 4, uint64 = 8, float16 = 2, float32 = 4, float64 = 8 }
-
-local function is_float(dt) return dt == "float16" or dt == "float32" or dt == "float64" end
-
-local function f32(x) return (string.unpack("<f", string.pack("<f", x))) end
-
--- The nearest float16 (round to nearest even), as a Lua float.
-local function f16(x)
-  if x ~= x or x == math.huge or x == -math.huge then return x end
-  local s = x < 0 and -1.0 or 1.0
-  local a = math.abs(x)
-  if a >= 65520 then return s * math.huge end
-  local e = -14
-  while e < 15 and a >= 2.0 ^ (e + 1) do e = e + 1 end
-  local q = 2.0 ^ (e - 10)
-  local v = a / q
-  local f = math.floor(v)
-  local d = v - f
-  if d > 0.5 or (d == 0.5 and f % 2 == 1) then f = f + 1 end
-  return s * f * q
-end
+-- Globals are looked up through busted's environment, which is slow in loops over millions of
+-- elements: the helpers are locals.
+local type = type
+local ITEMSIZE, is_float, f32, f16 = A.ITEMSIZE, A.is_float, A.f32, A.f16
+local check_equal, build = A.check_equal, A.build
 
 -- What an element of dtype dt reads back as, for a small value x that fits every dtype.
 local function as_dtype(dt, x)
@@ -53,67 +35,12 @@ local function float_to(dt, x)
   return math.tointeger(x >= 0 and math.floor(x) or math.ceil(x))
 end
 
--- Globals are looked up through busted's environment, which is slow in loops over millions of
--- elements: the comparisons use locals.
-local type, mtype = type, math.type
-
-local function same_value(g, w)
-  if type(w) == "number" and w ~= w then return type(g) == "number" and g ~= g end
-  return g == w and mtype(g) == mtype(w)
-end
-
-local function show(v) return tostring(v) .. " (" .. (math.type(v) or type(v)) .. ")" end
-
--- The first difference between nested tables, or nil; `at` is the index path so far (the
--- message is built only for a difference, so large tables compare quickly).
-local function diff(g, w, at)
-  if type(w) == "table" then
-    if type(g) ~= "table" then return at, "expected a table, got " .. show(g) end
-    if #g ~= #w then return at, ("%d entries, expected %d"):format(#g, #w) end
-    for i = 1, #w do
-      local gi, wi = g[i], w[i]
-      if type(wi) == "table" or not same_value(gi, wi) then
-        at[#at + 1] = i
-        local where, msg = diff(gi, wi, at)
-        if where then return where, msg end
-        at[#at] = nil
-      end
-    end
-    return nil
-  end
-  if same_value(g, w) then return nil end
-  return at, "got " .. show(g) .. ", expected " .. show(w)
-end
-
-local function check_equal(got, want, what)
-  local at, msg = diff(got, want, {})
-  if at then
-    local path = #at > 0 and "[" .. table.concat(at, "][") .. "]" or ""
-    error((what or "value") .. path .. ": " .. msg, 2)
-  end
-end
-
 local function check_shape(a, shape)
   check_equal(a.shape, shape, "shape")
   local n = 1
   for _, e in ipairs(shape) do n = n * e end
   assert.are.equal(#shape, a.ndim)
   assert.are.equal(n, a.size)
-end
-
--- Nested table of shape `shape` with f(i1, i2, ...) (1-based indices) at each position.
-local function build(shape, f)
-  local idx = {}
-  local function level(d)
-    if d > #shape then return f(table.unpack(idx)) end
-    local t = {}
-    for i = 1, shape[d] do
-      idx[d] = i
-      t[i] = level(d + 1)
-    end
-    return t
-  end
-  return level(1)
 end
 
 local function placed_right(b, a)

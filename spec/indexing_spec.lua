@@ -4,87 +4,14 @@
 -- array is a Lua value, on an n-D array a view; a[{i, j}] an element; assignment of scalars,
 -- tables and arrays with broadcasting; #a.
 local H = require("spec.helper").bind(_ENV)
+local A = require "spec.support.arrays"
 local cuarr = H.cuarr
 
 -- Globals are looked up through busted's environment, which is slow in loops over millions of
--- elements: the comparisons use locals.
-local type, mtype = type, math.type
-
-local function same_value(g, w)
-  if type(w) == "number" and w ~= w then return type(g) == "number" and g ~= g end
-  return g == w and mtype(g) == mtype(w)
-end
-
-local function show(v) return tostring(v) .. " (" .. (math.type(v) or type(v)) .. ")" end
-
--- The first difference between nested tables, or nil; `at` is the index path so far (the
--- message is built only for a difference, so large tables compare quickly).
-local function diff(g, w, at)
-  if type(w) == "table" then
-    if type(g) ~= "table" then return at, "expected a table, got " .. show(g) end
-    if #g ~= #w then return at, ("%d entries, expected %d"):format(#g, #w) end
-    for i = 1, #w do
-      local gi, wi = g[i], w[i]
-      if type(wi) == "table" or not same_value(gi, wi) then
-        at[#at + 1] = i
-        local where, msg = diff(gi, wi, at)
-        if where then return where, msg end
-        at[#at] = nil
-      end
-    end
-    return nil
-  end
-  if same_value(g, w) then return nil end
-  return at, "got " .. show(g) .. ", expected " .. show(w)
-end
-
-local function check_equal(got, want, what)
-  local at, msg = diff(got, want, {})
-  if at then
-    local path = #at > 0 and "[" .. table.concat(at, "][") .. "]" or ""
-    error((what or "value") .. path .. ": " .. msg, 2)
-  end
-end
-
-local function build(shape, f)
-  local idx = {}
-  local function level(d)
-    if d > #shape then return f(table.unpack(idx)) end
-    local t = {}
-    for i = 1, shape[d] do
-      idx[d] = i
-      t[i] = level(d + 1)
-    end
-    return t
-  end
-  return level(1)
-end
-
--- 1-based positions a Lua range {start, stop, step} selects along an axis of extent n, with
--- NumPy's clamping (the reference for the slicing tests).
-local function range_positions(n, start, stop, step)
-  step = step or 1
-  local function pos(i) return i > 0 and i or n + 1 + i end
-  local s, e = pos(start), pos(stop)
-  local out = {}
-  if step > 0 then
-    s, e = math.max(s, 1), math.min(e, n)
-    for i = s, e, step do out[#out + 1] = i end
-  else
-    s, e = math.min(s, n), math.max(e, 1)
-    for i = s, e, step do out[#out + 1] = i end
-  end
-  return out
-end
-
-local function sample(xp, shape, dtype)
-  local ref = build(shape, function(...)
-    local v = 0
-    for _, i in ipairs({ ... }) do v = 10 * v + i end
-    return v
-  end)
-  return xp.array(ref, dtype or "int32"), ref
-end
+-- elements: the helpers are locals.
+local type = type
+local check_equal, build, range_positions, sample =
+  A.check_equal, A.build, A.range_positions, A.sample
 
 -- The value an element of dtype dt holds for the small integer k.
 local function value_of(dt, k)

@@ -6,10 +6,8 @@
 -- converts and writes through it.  Device cases are also checked against the same operations
 -- on a host array, so both paths must agree element for element.
 local H = require("spec.helper").bind(_ENV)
+local A = require "spec.support.arrays"
 local cuarr = H.cuarr
-
-local ITEMSIZE = { bool = 1, int8 = 1, int16 = 2, int32 = 4, int64 = 8, uint8 = 1, uint16 = 2,
-                   uint32 = 4, uint64 = 8, float16 = 2, float32 = 4, float64 = 8 }
 
 local N_CASES = 120
 
@@ -21,51 +19,12 @@ local DEVICE_ASTYPE = { int16 = "float32", float64 = "int32", uint8 = "float16",
 -- ---------------------------------------------------------------- comparisons
 
 -- Globals are looked up through busted's environment, which is slow in loops over millions of
--- elements: the comparisons use locals.
-local type, mtype = type, math.type
-
-local function same_value(g, w)
-  if type(w) == "number" and w ~= w then return type(g) == "number" and g ~= g end
-  return g == w and mtype(g) == mtype(w)
-end
-
-local function show(v) return tostring(v) .. " (" .. (math.type(v) or type(v)) .. ")" end
-
--- The first difference between nested tables, or nil; `at` is the index path so far (the
--- message is built only for a difference, so large tables compare quickly).
-local function diff(g, w, at)
-  if type(w) == "table" then
-    if type(g) ~= "table" then return at, "expected a table, got " .. show(g) end
-    if #g ~= #w then return at, ("%d entries, expected %d"):format(#g, #w) end
-    for i = 1, #w do
-      local gi, wi = g[i], w[i]
-      if type(wi) == "table" or not same_value(gi, wi) then
-        at[#at + 1] = i
-        local where, msg = diff(gi, wi, at)
-        if where then return where, msg end
-        at[#at] = nil
-      end
-    end
-    return nil
-  end
-  if same_value(g, w) then return nil end
-  return at, "got " .. show(g) .. ", expected " .. show(w)
-end
-
-local function check_equal(got, want, what)
-  local at, msg = diff(got, want, {})
-  if at then
-    local path = #at > 0 and "[" .. table.concat(at, "][") .. "]" or ""
-    error((what or "value") .. path .. ": " .. msg, 2)
-  end
-end
+-- elements: the helpers are locals.
+local ITEMSIZE, u64_value = A.ITEMSIZE, A.u64_value
+local same_value, show, check_equal = A.same_value, A.show, A.check_equal
+local range_positions = A.range_positions
 
 -- ---------------------------------------------------------------- random values
-
-local function u64_value(v)
-  if v >= 0 then return v end
-  return ((v >> 1) | (v & 1)) * 2.0
-end
 
 -- A random element of dtype dt: the Lua value to store and the value it reads back as.
 local function random_value(rng, dt)
@@ -182,19 +141,6 @@ local function ref_select(r, axis, pos) -- pos 1-based
   r.offset = r.offset + (pos - 1) * r.strides[axis]
   table.remove(r.shape, axis)
   table.remove(r.strides, axis)
-end
-
--- 1-based positions a range {start, stop, step} selects along an extent of n (NumPy clamping).
-local function range_positions(n, start, stop, step)
-  local function pos(i) return i > 0 and i or n + 1 + i end
-  local s, e = pos(start), pos(stop)
-  local out = {}
-  if step > 0 then
-    for i = math.max(s, 1), math.min(e, n), step do out[#out + 1] = i end
-  else
-    for i = math.min(s, n), math.max(e, 1), step do out[#out + 1] = i end
-  end
-  return out
 end
 
 local function ref_range(r, axis, start, stop, step)

@@ -4,61 +4,12 @@
 -- strided views go both ways.  Large transfers cover the staged path (over 1 MiB) and several
 -- staging chunks (over 8 MiB), with sizes that are not multiples of the block size.
 local H = require("spec.helper").bind(_ENV)
+local A = require "spec.support.arrays"
 local cuarr = H.cuarr
 
 -- Globals are looked up through busted's environment, which is slow in loops over millions of
--- elements: the comparisons use locals.
-local type, mtype = type, math.type
-
-local function same_value(g, w)
-  if type(w) == "number" and w ~= w then return type(g) == "number" and g ~= g end
-  return g == w and mtype(g) == mtype(w)
-end
-
-local function show(v) return tostring(v) .. " (" .. (math.type(v) or type(v)) .. ")" end
-
--- The first difference between nested tables, or nil; `at` is the index path so far (the
--- message is built only for a difference, so large tables compare quickly).
-local function diff(g, w, at)
-  if type(w) == "table" then
-    if type(g) ~= "table" then return at, "expected a table, got " .. show(g) end
-    if #g ~= #w then return at, ("%d entries, expected %d"):format(#g, #w) end
-    for i = 1, #w do
-      local gi, wi = g[i], w[i]
-      if type(wi) == "table" or not same_value(gi, wi) then
-        at[#at + 1] = i
-        local where, msg = diff(gi, wi, at)
-        if where then return where, msg end
-        at[#at] = nil
-      end
-    end
-    return nil
-  end
-  if same_value(g, w) then return nil end
-  return at, "got " .. show(g) .. ", expected " .. show(w)
-end
-
-local function check_equal(got, want, what)
-  local at, msg = diff(got, want, {})
-  if at then
-    local path = #at > 0 and "[" .. table.concat(at, "][") .. "]" or ""
-    error((what or "value") .. path .. ": " .. msg, 2)
-  end
-end
-
-local function build(shape, f)
-  local idx = {}
-  local function level(d)
-    if d > #shape then return f(table.unpack(idx)) end
-    local t = {}
-    for i = 1, shape[d] do
-      idx[d] = i
-      t[i] = level(d + 1)
-    end
-    return t
-  end
-  return level(1)
-end
+-- elements: the helpers are locals.
+local check_equal, check_list, build = A.check_equal, A.check_list, A.build
 
 -- Distinct small values of dtype dt for position (i, j, ...): exact in every dtype.
 local function values(dt, shape, salt)
@@ -71,16 +22,6 @@ local function values(dt, shape, salt)
     if dt:sub(1, 5) == "float" then return v + 0.5 end
     return v
   end)
-end
-
--- Compare two long flat lists without building messages per element.
-local function check_list(got, want, what)
-  assert.are.equal(#want, #got, what .. ": length")
-  for i = 1, #want do
-    if not same_value(got[i], want[i]) then
-      error(("%s: element %d: got %s, expected %s"):format(what, i, show(got[i]), show(want[i])), 2)
-    end
-  end
 end
 
 describe("transfers", function()

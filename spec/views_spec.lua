@@ -4,65 +4,13 @@
 -- ascontiguousarray), on the host (cuarr.cpu) and on the device (cuarr).  Whether a result
 -- shares memory is checked by writing through it and reading the other array.
 local H = require("spec.helper").bind(_ENV)
+local A = require "spec.support.arrays"
 local cuarr = H.cuarr
 
-local ITEMSIZE = { bool = 1, int8 = 1, int16 = 2, int32 = 4, int64 = 8, uint8 = 1, uint16 = 2,
-                   uint32 = 4, uint64 = 8, float16 = 2, float32 = 4, float64 = 8 }
-
 -- Globals are looked up through busted's environment, which is slow in loops over millions of
--- elements: the comparisons use locals.
-local type, mtype = type, math.type
-
-local function same_value(g, w)
-  if type(w) == "number" and w ~= w then return type(g) == "number" and g ~= g end
-  return g == w and mtype(g) == mtype(w)
-end
-
-local function show(v) return tostring(v) .. " (" .. (math.type(v) or type(v)) .. ")" end
-
--- The first difference between nested tables, or nil; `at` is the index path so far (the
--- message is built only for a difference, so large tables compare quickly).
-local function diff(g, w, at)
-  if type(w) == "table" then
-    if type(g) ~= "table" then return at, "expected a table, got " .. show(g) end
-    if #g ~= #w then return at, ("%d entries, expected %d"):format(#g, #w) end
-    for i = 1, #w do
-      local gi, wi = g[i], w[i]
-      if type(wi) == "table" or not same_value(gi, wi) then
-        at[#at + 1] = i
-        local where, msg = diff(gi, wi, at)
-        if where then return where, msg end
-        at[#at] = nil
-      end
-    end
-    return nil
-  end
-  if same_value(g, w) then return nil end
-  return at, "got " .. show(g) .. ", expected " .. show(w)
-end
-
-local function check_equal(got, want, what)
-  local at, msg = diff(got, want, {})
-  if at then
-    local path = #at > 0 and "[" .. table.concat(at, "][") .. "]" or ""
-    error((what or "value") .. path .. ": " .. msg, 2)
-  end
-end
-
--- Nested table of shape `shape` with f(i1, i2, ...) (1-based indices) at each position.
-local function build(shape, f)
-  local idx = {}
-  local function level(d)
-    if d > #shape then return f(table.unpack(idx)) end
-    local t = {}
-    for i = 1, shape[d] do
-      idx[d] = i
-      t[i] = level(d + 1)
-    end
-    return t
-  end
-  return level(1)
-end
+-- elements: the helpers are locals.
+local ITEMSIZE = A.ITEMSIZE
+local check_equal, build, sample = A.check_equal, A.build, A.sample
 
 local function at(t, idx)
   for _, i in ipairs(idx) do t = t[i] end
@@ -125,16 +73,6 @@ end
 local function on_backend(b, a)
   if b.name == "cpu" then return a.device == "cpu" end
   return a.device ~= "cpu" and a.device == cuarr.Device()
-end
-
--- An int32 array (values 1000*i + 100*j + ...) and its reference table.
-local function sample(xp, shape, dtype)
-  local ref = build(shape, function(...)
-    local v = 0
-    for _, i in ipairs({ ... }) do v = 10 * v + i end
-    return v
-  end)
-  return xp.array(ref, dtype or "int32"), ref
 end
 
 describe("views", function()

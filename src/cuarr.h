@@ -340,6 +340,92 @@ cuarr_status cuarr_fill(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar
 cuarr_status cuarr_fill_linear(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar start,
                                cuarr_scalar step, bool last_is_stop, cuarr_scalar stop);
 
+/* ---------------------------------------------------------------- type promotion */
+
+/* NumPy 2's promotion (NEP 50) of two operands.  A weak operand is a Lua number: it has a kind
+ * (bool, integer, float) but gives way to the other operand's dtype within that kind
+ * (int8 array + 3 -> int8; int8 array + 2.5 -> the default float dtype... see cuarr_promote).
+ * weak_float_dtype is the dtype a weak float takes when the other side is not a float (the
+ * binding's default float dtype). */
+cuarr_status cuarr_promote(cuarr_dtype a, bool a_weak, cuarr_dtype b, bool b_weak,
+                           cuarr_dtype weak_float_dtype, cuarr_dtype *out);
+
+/* ---------------------------------------------------------------- elementwise operations */
+
+/* An operand of an elementwise call: an array, or a scalar broadcast everywhere.  A weak
+ * scalar is a Lua number (NEP 50: its dtype gives way to the arrays'). */
+typedef struct cuarr_ew_arg {
+  const cuarr_array *array; /* NULL: the scalar */
+  cuarr_scalar scalar;
+  bool weak;
+} cuarr_ew_arg;
+
+/* The built-in ufuncs (add, exp, maximum, where, ...). */
+typedef struct cuarr_ufunc cuarr_ufunc;
+/* NULL if there is no ufunc of that name. */
+const cuarr_ufunc *cuarr_ufunc_find(const char *name);
+const char *cuarr_ufunc_name(const cuarr_ufunc *u);
+int cuarr_ufunc_nin(const cuarr_ufunc *u);
+int cuarr_ufunc_nout(const cuarr_ufunc *u); /* 1 for every built-in */
+/* The ufunc's i-th entry (0 <= i < cuarr_ufunc_count()), for listing them all. */
+int cuarr_ufunc_count(void);
+const cuarr_ufunc *cuarr_ufunc_at(int i);
+
+/* Resolve the dtypes of a call: the dtype the inputs are converted to for the computation and
+ * the output's dtype.  Fails with CUARR_TYPE_ERROR when the ufunc has no loop for them (bitwise
+ * ops on floats, ...) and CUARR_VALUE_ERROR for a weak integer that does not fit the array's
+ * dtype (uint8 array + 300), as NumPy 2 does. */
+cuarr_status cuarr_ufunc_resolve(const cuarr_ufunc *u, const cuarr_ew_arg *in,
+                                 cuarr_dtype weak_float_dtype, cuarr_dtype *compute,
+                                 cuarr_dtype *out_dtype);
+
+/* out = u(in...), broadcasting the inputs.  Every array must be on `device` (CUARR_HOST: host
+ * loops, else a kernel on ctx's stream).  *out is either given (out->buf != NULL: its shape must
+ * be the broadcast shape and its dtype the resolved one or one it casts to safely... see the
+ * implementation; it may alias an input) or allocated here (out->buf == NULL on entry).  On
+ * failure nothing is written and *out is as it was. */
+cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
+                              const cuarr_ew_arg *in, cuarr_dtype weak_float_dtype,
+                              cuarr_array *out);
+
+/* User elementwise kernels with CuPy's semantics: cuarr_ew_kernel_new("float32 x, T y",
+ * "T z", "z = x + y", "my_add", ...).  Device only. */
+typedef struct cuarr_ew_kernel cuarr_ew_kernel;
+typedef struct cuarr_ew_kernel_options {
+  const char *preamble;   /* code at file scope before the kernel (may be NULL) */
+  const char *loop_prep;  /* code before the loop */
+  const char *after_loop; /* code after the loop */
+  const char *const *options; /* extra NVRTC options */
+  int n_options;
+} cuarr_ew_kernel_options;
+/* Parses the parameter lists (CUARR_VALUE_ERROR on a syntax error, an unknown type that is not
+ * a placeholder, a duplicate name); compiles nothing yet. */
+cuarr_status cuarr_ew_kernel_new(const char *in_params, const char *out_params,
+                                 const char *operation, const char *name,
+                                 const cuarr_ew_kernel_options *opts, cuarr_ew_kernel **out);
+void cuarr_ew_kernel_free(cuarr_ew_kernel *k);
+int cuarr_ew_kernel_nin(const cuarr_ew_kernel *k);
+int cuarr_ew_kernel_nout(const cuarr_ew_kernel *k);
+/* Run it: args are nin inputs then nout outputs; outputs[j] given (buf != NULL) or allocated
+ * here (buf == NULL).  Placeholder types are bound from the arguments as CuPy binds them.
+ * size >= 0 gives the index space when every parameter is raw (else it must be -1). */
+cuarr_status cuarr_ew_kernel_call(cuarr_context *ctx, cuarr_ew_kernel *k, int device,
+                                  const cuarr_ew_arg *in, cuarr_array *outputs, int64_t size,
+                                  cuarr_dtype weak_float_dtype);
+
+/* ---------------------------------------------------------------- diagnostics */
+
+/* The oldest warning the core queued on this thread (e.g. "the kernel cache directory ... is
+ * not writable: caching in memory only"), removed from the queue; NULL when none.  The Lua
+ * binding passes them to lua_warning. */
+const char *cuarr_take_warning(void);
+/* Queue a warning (printf-style) for this thread. */
+void cuarr_warn(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
 #ifdef __cplusplus
 }
 #endif

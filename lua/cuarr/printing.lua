@@ -335,6 +335,33 @@ local function special_string(neg, special)
   return special
 end
 
+-- The fraction of `body` (n_frac digits after its point) as trim mode `trim` wants it: '0' adds
+-- a zero to a bare point, 'k' pads with zeros to wanted_frac digits; the other modes drop the
+-- trailing zeros that rounding can leave, and then '0' keeps one and '-' drops a bare point
+-- too, when drop_point (NumPy's positional format does; its scientific one keeps the point).
+-- Returns the new body and digit count.
+local function trim_fraction(body, n_frac, trim, wanted_frac, drop_point)
+  if trim == "0" then
+    if n_frac == 0 then body, n_frac = body .. "0", 1 end
+  elseif trim == "k" and wanted_frac > n_frac then
+    body = body .. string.rep("0", wanted_frac - n_frac)
+    n_frac = wanted_frac
+  end
+  if trim ~= "k" and n_frac > 0 then
+    while body:sub(-1) == "0" do
+      body, n_frac = body:sub(1, -2), n_frac - 1
+    end
+    if body:sub(-1) == "." then
+      if trim == "0" then
+        body, n_frac = body .. "0", n_frac + 1
+      elseif trim == "-" and drop_point then
+        body = body:sub(1, -2)
+      end
+    end
+  end
+  return body, n_frac
+end
+
 -- Options: precision, min_digits, trim, pad_left, pad_right (-1 = none), fractional.
 local function format_positional(x, dtype, o)
   local neg, special, mant, exp2, mant_bit, unequal = decompose(x, dtype)
@@ -361,25 +388,7 @@ local function format_positional(x, dtype, o)
 
   local wanted_frac = math.max(o.min_digits, 0)
   if cutoff_mode == CUTOFF_TOTAL then wanted_frac = o.min_digits - n_whole end
-  if trim == "0" then
-    if n_frac == 0 then body, n_frac = body .. "0", 1 end
-  elseif trim == "k" and wanted_frac > n_frac then
-    body = body .. string.rep("0", wanted_frac - n_frac)
-    n_frac = wanted_frac
-  end
-  -- Rounding can still leave trailing zeros: trim them as the mode says.
-  if trim ~= "k" and n_frac > 0 then
-    while body:sub(-1) == "0" do
-      body, n_frac = body:sub(1, -2), n_frac - 1
-    end
-    if body:sub(-1) == "." then
-      if trim == "0" then
-        body, n_frac = body .. "0", n_frac + 1
-      elseif trim == "-" then
-        body = body:sub(1, -2)
-      end
-    end
-  end
+  body, n_frac = trim_fraction(body, n_frac, trim, wanted_frac, true)
 
   if o.pad_right >= n_frac then
     -- A dropped point still takes its column, so that points line up.
@@ -403,19 +412,7 @@ local function format_scientific(x, dtype, o)
   if n_frac > 0 then body = body .. "." .. digits:sub(2) end
   if trim ~= "-" and n_frac == 0 then body = body .. "." end
 
-  local wanted_frac = math.max(o.min_digits, 0)
-  if trim == "0" then
-    if n_frac == 0 then body, n_frac = body .. "0", 1 end
-  elseif trim == "k" and wanted_frac > n_frac then
-    body = body .. string.rep("0", wanted_frac - n_frac)
-    n_frac = wanted_frac
-  end
-  if trim ~= "k" and n_frac > 0 then
-    while body:sub(-1) == "0" do
-      body, n_frac = body:sub(1, -2), n_frac - 1
-    end
-    if trim == "0" and body:sub(-1) == "." then body = body .. "0" end
-  end
+  body = trim_fraction(body, n_frac, trim, math.max(o.min_digits, 0), false)
 
   local exp_digits = o.exp_digits < 0 and 2 or math.min(o.exp_digits, 5)
   local exp_sign = print_exp >= 0 and "+" or "-"

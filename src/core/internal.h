@@ -63,9 +63,18 @@ cuarr_status cuarr_copy_kernels_compile_all(int arch, int *n_compiled);
 /* Wait for the asynchronous transfers still using b (a pinned host buffer) to finish. */
 void cuarr_defer_wait_for(const cuarr_buffer *b);
 
-/* ---- the CUstream of a context (NULL = null stream) */
+/* ---- the CUstream of a context (NULL = null stream) and its reclaim hook (none without one) */
 static inline CUstream cuarr_ctx_stream(const cuarr_context *ctx) {
   return ctx && ctx->stream ? (CUstream)ctx->stream->handle : NULL;
 }
+static inline cuarr_reclaim cuarr_ctx_reclaim(const cuarr_context *ctx) {
+  cuarr_reclaim none = {NULL, NULL};
+  return ctx ? ctx->reclaim : none;
+}
+
+/* ---- transfer/context.c */
+/* The context's stream for work on `device`; a CUARR_VALUE_ERROR when the context names a
+ * stream of another device. */
+cuarr_status cuarr_ctx_stream_for(const cuarr_context *ctx, int device, CUstream *out);
 
 #endif

@@ -75,6 +75,21 @@ int check_shape(lua_State *L, int idx, int64_t *shape);
 /* A Lua number/boolean as a scalar (integers int64, floats float64, booleans bool). */
 bool to_scalar(lua_State *L, int idx, cuarr_scalar *out);
 
+/* ---- classes.c */
+/* Register the metatable `name` of a class: a table of `methods` (closures with the state at
+ * state_idx as upvalue 1), kept as the field `methods` for the front end to extend; __index,
+ * the closure `index` with upvalues (state, methods), or the methods table itself when index
+ * is NULL; and the metamethods `meta` (__gc, __tostring, ...; closures with the state as
+ * upvalue 1), when not NULL.  Leaves the stack as it was. */
+void cuarr_lua_new_class(lua_State *L, int state_idx, const char *name, const luaL_Reg *methods,
+                         lua_CFunction index, const luaL_Reg *meta);
+/* Add more methods (closures with the state as upvalue 1) to class `name`'s method table. */
+void cuarr_lua_add_methods(lua_State *L, int state_idx, const char *name, const luaL_Reg *methods);
+/* For a class's __index closure: the key (stack index 2) must be a string, else a TypeError
+ * naming the class `cls`.  Returns true with the method pushed when the class has a method of
+ * that name; false with *key the name of the field asked for. */
+bool cuarr_lua_get_method(lua_State *L, const char *cls, const char **key);
+
 /* ---- ndarray.c */
 cuarr_array *check_array(lua_State *L, int idx); /* a live array, or raise */
 cuarr_array *test_array(lua_State *L, int idx);  /* NULL if not an array (freed ones too) */

@@ -106,12 +106,9 @@ static int device_can_access_peer(lua_State *L) {
 
 static int device_index(lua_State *L) {
   int id = check_device_ud(L, 1);
-  if (lua_type(L, 2) != LUA_TSTRING)
-    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "Device fields are named by strings, not %s",
-                           luaL_typename(L, 2));
-  const char *k = lua_tostring(L, 2);
-  lua_pushvalue(L, 2);
-  if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL) return 1; /* a method */
+  const char *k;
+  if (cuarr_lua_get_method(L, "Device", &k))
+    return 1;
   if (!strcmp(k, "id")) {
     lua_pushinteger(L, id);
   } else if (!strcmp(k, "properties")) {
@@ -178,29 +175,17 @@ const luaL_Reg cuarr_device_functions[] = {
 };
 
 void cuarr_lua_open_devices(lua_State *L) {
-  int state_idx = lua_absindex(L, -1);
-  luaL_newmetatable(L, CUARR_DEVICE_MT);
-  int mt = lua_gettop(L);
-  lua_newtable(L);
-  int methods = lua_gettop(L);
-  const luaL_Reg m[] = {
+  const luaL_Reg methods[] = {
       {"use", device_use},
       {"synchronize", device_synchronize},
       {"mem_info", device_mem_info},
       {"can_access_peer", device_can_access_peer},
       {NULL, NULL},
   };
-  lua_pushvalue(L, state_idx);
-  luaL_setfuncs(L, m, 1);
-  lua_pushvalue(L, methods);
-  lua_setfield(L, mt, "methods");
-  lua_pushvalue(L, state_idx);
-  lua_pushvalue(L, methods);
-  lua_pushcclosure(L, device_index, 2);
-  lua_setfield(L, mt, "__index");
-  lua_pushcfunction(L, device_tostring);
-  lua_setfield(L, mt, "__tostring");
-  lua_pushcfunction(L, device_eq);
-  lua_setfield(L, mt, "__eq");
-  lua_settop(L, state_idx);
+  const luaL_Reg meta[] = {
+      {"__tostring", device_tostring},
+      {"__eq", device_eq},
+      {NULL, NULL},
+  };
+  cuarr_lua_new_class(L, lua_absindex(L, -1), CUARR_DEVICE_MT, methods, device_index, meta);
 }

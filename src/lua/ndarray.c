@@ -183,30 +183,8 @@ static const luaL_Reg lifetime_methods[] = {
     {NULL, NULL},
 };
 
-/* Fill `methods` (at the top of the stack) with every method table, each closure getting the
- * state as upvalue 1. */
-static void add_methods(lua_State *L, int state_idx, const luaL_Reg *list) {
-  lua_pushvalue(L, state_idx);
-  luaL_setfuncs(L, list, 1);
-}
-
 void cuarr_lua_open_ndarray(lua_State *L) {
   int state_idx = lua_absindex(L, -1); /* the state is on top when this is called */
-  luaL_newmetatable(L, CUARR_ARRAY_MT);
-  int mt = lua_gettop(L);
-  lua_newtable(L); /* methods */
-  int methods = lua_gettop(L);
-  add_methods(L, state_idx, lifetime_methods);
-  add_methods(L, state_idx, cuarr_shape_methods);
-  add_methods(L, state_idx, cuarr_transfer_methods);
-  lua_pushvalue(L, methods);
-  lua_setfield(L, mt, "methods"); /* the front end adds its methods (printing, ...) here */
-
-  lua_pushvalue(L, state_idx);
-  lua_pushvalue(L, methods);
-  lua_pushcclosure(L, array_index, 2);
-  lua_setfield(L, mt, "__index");
-  lua_settop(L, mt);
   const luaL_Reg meta[] = {
       {"__newindex", cuarr_array_newindex},
       {"__gc", array_release},
@@ -216,11 +194,11 @@ void cuarr_lua_open_ndarray(lua_State *L) {
       {"__le", array_lt},
       {NULL, NULL},
   };
-  lua_pushvalue(L, state_idx);
-  luaL_setfuncs(L, meta, 1);
-  lua_pushliteral(L, "cuarr.ndarray");
-  lua_setfield(L, mt, "__name");
-  lua_settop(L, state_idx);
+  /* one method table for free, the shape operations and the transfers; the front end adds its
+   * own (printing, ...) to it */
+  cuarr_lua_new_class(L, state_idx, CUARR_ARRAY_MT, lifetime_methods, array_index, meta);
+  cuarr_lua_add_methods(L, state_idx, CUARR_ARRAY_MT, cuarr_shape_methods);
+  cuarr_lua_add_methods(L, state_idx, CUARR_ARRAY_MT, cuarr_transfer_methods);
 
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, CUARR_DEVICE_MT ".cache");

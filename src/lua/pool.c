@@ -100,18 +100,16 @@ const luaL_Reg cuarr_pool_functions[] = {
 };
 
 void cuarr_lua_open_pools(lua_State *L) {
-  int state_idx = lua_absindex(L, -1);
-  luaL_newmetatable(L, CUARR_POOL_MT);
-  lua_newtable(L);
   const luaL_Reg methods[] = {
       {"used_bytes", pool_used_bytes},   {"total_bytes", pool_total_bytes},
       {"free_bytes", pool_free_bytes},   {"n_free_blocks", pool_n_free_blocks},
       {"free_all_blocks", pool_free_all_blocks}, {"set_limit", pool_set_limit},
       {"get_limit", pool_get_limit},     {NULL, NULL},
   };
-  luaL_setfuncs(L, methods, 0);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, pool_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_settop(L, state_idx);
+  const luaL_Reg meta[] = {
+      {"__tostring", pool_tostring},
+      {NULL, NULL},
+  };
+  /* no fields: __index is the method table */
+  cuarr_lua_new_class(L, lua_absindex(L, -1), CUARR_POOL_MT, methods, NULL, meta);
 }

@@ -144,19 +144,11 @@ static int l_null_stream(lua_State *L) {
   return 1;
 }
 
-/* A field name for __index: a string key, or a TypeError naming the class. */
-static const char *field_key(lua_State *L, const char *cls) {
-  if (lua_type(L, 2) != LUA_TSTRING)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s fields are named by strings, not %s", cls,
-                    luaL_typename(L, 2));
-  return lua_tostring(L, 2);
-}
-
 static int stream_index(lua_State *L) {
   lstream *s = luaL_checkudata(L, 1, CUARR_STREAM_MT);
-  const char *k = field_key(L, "Stream");
-  lua_pushvalue(L, 2);
-  if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL) return 1;
+  const char *k;
+  if (cuarr_lua_get_method(L, "Stream", &k))
+    return 1;
   if (!strcmp(k, "ptr"))
     lua_pushinteger(L, (lua_Integer)(intptr_t)s->s.handle);
   else if (!strcmp(k, "device"))
@@ -237,9 +229,9 @@ static int event_query(lua_State *L) {
 
 static int event_index(lua_State *L) {
   levent *e = luaL_checkudata(L, 1, CUARR_EVENT_MT);
-  const char *k = field_key(L, "Event");
-  lua_pushvalue(L, 2);
-  if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL) return 1;
+  const char *k;
+  if (cuarr_lua_get_method(L, "Event", &k))
+    return 1;
   if (!strcmp(k, "ptr"))
     lua_pushinteger(L, (lua_Integer)(intptr_t)e->e.handle);
   else if (!strcmp(k, "device"))
@@ -281,29 +273,6 @@ const luaL_Reg cuarr_stream_functions[] = {
     {NULL, NULL},
 };
 
-static void new_class(lua_State *L, int state_idx, const char *name, const luaL_Reg *methods,
-                      lua_CFunction index, lua_CFunction gc, lua_CFunction tostring) {
-  luaL_newmetatable(L, name);
-  int mt = lua_gettop(L);
-  lua_newtable(L);
-  int m = lua_gettop(L);
-  lua_pushvalue(L, state_idx);
-  luaL_setfuncs(L, methods, 1);
-  lua_pushvalue(L, m);
-  lua_setfield(L, mt, "methods");
-  lua_pushvalue(L, state_idx);
-  lua_pushvalue(L, m);
-  lua_pushcclosure(L, index, 2);
-  lua_setfield(L, mt, "__index");
-  lua_pushcfunction(L, gc);
-  lua_setfield(L, mt, "__gc");
-  if (tostring) {
-    lua_pushcfunction(L, tostring);
-    lua_setfield(L, mt, "__tostring");
-  }
-  lua_settop(L, state_idx);
-}
-
 void cuarr_lua_open_streams(lua_State *L) {
   int state_idx = lua_absindex(L, -1);
   const luaL_Reg stream_methods[] = {
@@ -317,9 +286,17 @@ void cuarr_lua_open_streams(lua_State *L) {
       {"query", event_query},
       {NULL, NULL},
   };
-  new_class(L, state_idx, CUARR_STREAM_MT, stream_methods, stream_index, stream_gc,
-            stream_tostring);
-  new_class(L, state_idx, CUARR_EVENT_MT, event_methods, event_index, event_gc, NULL);
+  const luaL_Reg stream_meta[] = {
+      {"__gc", stream_gc},
+      {"__tostring", stream_tostring},
+      {NULL, NULL},
+  };
+  const luaL_Reg event_meta[] = {
+      {"__gc", event_gc},
+      {NULL, NULL},
+  };
+  cuarr_lua_new_class(L, state_idx, CUARR_STREAM_MT, stream_methods, stream_index, stream_meta);
+  cuarr_lua_new_class(L, state_idx, CUARR_EVENT_MT, event_methods, event_index, event_meta);
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, CURRENT_STREAMS);
   lua_newtable(L);

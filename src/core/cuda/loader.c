@@ -68,6 +68,17 @@ static void fail_library(library *lib, const char *fmt, const char *a, const cha
   lib->handle = NULL;
 }
 
+/* Open lib (open_library's search); when it is not found, fail it with "no <label>: " and where
+ * it was looked for. */
+static bool open_or_fail(library *lib, const char *label, const char *env_var,
+                         const char *const *sonames) {
+  char tried[600] = "";
+  lib->handle = open_library(env_var, sonames, tried, sizeof tried);
+  if (!lib->handle)
+    fail_library(lib, "no %s: %s", label, tried);
+  return lib->handle != NULL;
+}
+
 #define RESOLVE_(f)                                                                                \
   if (ok) {                                                                                        \
     *(void **)&api->f = dlsym(lib->handle, XSTR(f));                                               \
@@ -82,12 +93,8 @@ static void load_driver_once(void) {
   library *lib = &driver_lib;
   cuarr_driver_api *api = &cuarr_cu;
   const char *what = "the CUDA driver (libcuda.so.1)";
-  char tried[600] = "";
-  lib->handle = open_library("CUARR_LIBCUDA", names, tried, sizeof tried);
-  if (!lib->handle) {
-    fail_library(lib, "no CUDA driver: %s%s", tried, "");
+  if (!open_or_fail(lib, "CUDA driver", "CUARR_LIBCUDA", names))
     return;
-  }
   int ok = 1;
   CUARR_DRIVER_FUNCTIONS(RESOLVE_)
   if (!ok) return;
@@ -105,12 +112,8 @@ static void load_nvrtc_once(void) {
   library *lib = &nvrtc_lib;
   cuarr_nvrtc_api *api = &cuarr_nvrtc;
   const char *what = "NVRTC (libnvrtc.so)";
-  char tried[600] = "";
-  lib->handle = open_library("CUARR_LIBNVRTC", names, tried, sizeof tried);
-  if (!lib->handle) {
-    fail_library(lib, "no NVRTC: %s%s", tried, "");
+  if (!open_or_fail(lib, "NVRTC", "CUARR_LIBNVRTC", names))
     return;
-  }
   int ok = 1;
   CUARR_NVRTC_FUNCTIONS(RESOLVE_)
 }
@@ -119,12 +122,8 @@ static void load_cublas_once(void) {
   static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
                                       NULL};
   library *lib = &cublas_lib;
-  char tried[600] = "";
-  lib->handle = open_library("CUARR_LIBCUBLAS", names, tried, sizeof tried);
-  if (!lib->handle) {
-    fail_library(lib, "no cuBLAS: %s%s", tried, "");
+  if (!open_or_fail(lib, "cuBLAS", "CUARR_LIBCUBLAS", names))
     return;
-  }
   *(void **)&cuarr_cublas.cublasGetProperty = dlsym(lib->handle, "cublasGetProperty");
   if (!cuarr_cublas.cublasGetProperty)
     fail_library(lib, "%s lacks %s", "cuBLAS", "cublasGetProperty");

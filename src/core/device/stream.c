@@ -25,6 +25,18 @@ static cuarr_status need_event(const cuarr_event *e) {
   return CUARR_OK;
 }
 
+/* The answer of a query (cuStreamQuery, cuEventQuery) named fn: CUDA_ERROR_NOT_READY is "not
+ * done yet", not a failure. */
+static cuarr_status query_done(CUresult r, const char *fn, bool *done) {
+  if (r == CUDA_ERROR_NOT_READY) {
+    *done = false;
+    return CUARR_OK;
+  }
+  CUARR_TRY(cuarr_cu_check(r, fn));
+  *done = true;
+  return CUARR_OK;
+}
+
 /* ---------------------------------------------------------------- streams */
 
 cuarr_status cuarr_stream_priority_range(int device, int *least, int *greatest) {
@@ -77,14 +89,7 @@ cuarr_status cuarr_stream_synchronize(const cuarr_stream *s) {
 cuarr_status cuarr_stream_query(const cuarr_stream *s, bool *done) {
   CUARR_TRY(need_stream(s));
   CUARR_TRY(cuarr_device_activate(s->device));
-  CUresult r = cuarr_cu.cuStreamQuery((CUstream)s->handle);
-  if (r == CUDA_ERROR_NOT_READY) {
-    *done = false;
-    return CUARR_OK;
-  }
-  CUARR_TRY(cuarr_cu_check(r, "cuStreamQuery"));
-  *done = true;
-  return CUARR_OK;
+  return query_done(cuarr_cu.cuStreamQuery((CUstream)s->handle), "cuStreamQuery", done);
 }
 
 /* The event may belong to another device: CUDA lets a stream wait on any context's event. */
@@ -146,14 +151,7 @@ cuarr_status cuarr_event_synchronize(const cuarr_event *e) {
 cuarr_status cuarr_event_query(const cuarr_event *e, bool *done) {
   CUARR_TRY(need_event(e));
   CUARR_TRY(cuarr_device_activate(e->device));
-  CUresult r = cuarr_cu.cuEventQuery((CUevent)e->handle);
-  if (r == CUDA_ERROR_NOT_READY) {
-    *done = false;
-    return CUARR_OK;
-  }
-  CUARR_TRY(cuarr_cu_check(r, "cuEventQuery"));
-  *done = true;
-  return CUARR_OK;
+  return query_done(cuarr_cu.cuEventQuery((CUevent)e->handle), "cuEventQuery", done);
 }
 
 /* An event not yet recorded, or not yet reached, is the driver's error (CUDAError), as in

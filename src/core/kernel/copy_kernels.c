@@ -110,21 +110,6 @@ static cuarr_status device_of(const cuarr_array *a, const char *what, int *devic
   return CUARR_OK;
 }
 
-/* The context's stream, which must belong to the device. */
-static cuarr_status stream_on(const cuarr_context *ctx, int device, CUstream *out) {
-  if (ctx && ctx->stream && ctx->stream->device != device)
-    return cuarr_fail(CUARR_VALUE_ERROR,
-                      "the stream belongs to device %d but the array is on device %d",
-                      ctx->stream->device, device);
-  *out = cuarr_ctx_stream(ctx);
-  return CUARR_OK;
-}
-
-static cuarr_reclaim reclaim_of(const cuarr_context *ctx) {
-  cuarr_reclaim none = {NULL, NULL};
-  return ctx ? ctx->reclaim : none;
-}
-
 /* src's byte strides seen with dst's shape (NumPy broadcasting): stride 0 on axes src lacks
  * or has with extent 1.  src may have extra leading axes of extent 1, as NumPy allows. */
 static cuarr_status broadcast_strides(const cuarr_array *dst, const cuarr_array *src,
@@ -361,7 +346,7 @@ static cuarr_status copy_staged(const cuarr_context *ctx, int device, CUstream s
                                 const cuarr_array *dst, const cuarr_array *src) {
   cuarr_array tmp;
   CUARR_TRY(cuarr_array_empty(device, src->dtype, src->ndim, src->shape, false, stream,
-                              reclaim_of(ctx), &tmp));
+                              cuarr_ctx_reclaim(ctx), &tmp));
   int64_t strides[CUARR_MAXDIM];
   cuarr_status s = copy_direct(device, stream, &tmp, src, src->strides);
   if (s == CUARR_OK)
@@ -382,7 +367,7 @@ cuarr_status cuarr_device_copy(cuarr_context *ctx, const cuarr_array *dst, const
                       "copy needs both on one device",
                       ddev, sdev);
   CUstream stream = NULL;
-  CUARR_TRY(stream_on(ctx, ddev, &stream));
+  CUARR_TRY(cuarr_ctx_stream_for(ctx, ddev, &stream));
   int64_t src_strides[CUARR_MAXDIM];
   CUARR_TRY(broadcast_strides(dst, src, src_strides));
   if (cuarr_array_size(dst) == 0)
@@ -401,7 +386,7 @@ cuarr_status cuarr_device_fill(cuarr_context *ctx, const cuarr_array *dst, cuarr
   int device;
   CUARR_TRY(device_of(dst, "the array to fill", &device));
   CUstream stream = NULL;
-  CUARR_TRY(stream_on(ctx, device, &stream));
+  CUARR_TRY(cuarr_ctx_stream_for(ctx, device, &stream));
   int64_t n = cuarr_array_size(dst);
   if (n == 0)
     return CUARR_OK;
@@ -451,7 +436,7 @@ cuarr_status cuarr_device_fill_linear(cuarr_context *ctx, const cuarr_array *dst
   if (dst->ndim != 1)
     return cuarr_fail(CUARR_VALUE_ERROR, "a linear fill needs a 1-D array, not %d-D", dst->ndim);
   CUstream stream = NULL;
-  CUARR_TRY(stream_on(ctx, device, &stream));
+  CUARR_TRY(cuarr_ctx_stream_for(ctx, device, &stream));
   int64_t n = dst->shape[0];
   if (n == 0)
     return CUARR_OK;

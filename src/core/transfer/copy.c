@@ -10,21 +10,6 @@
 
 #include "transfer.h"
 
-/* A stream given with the call must belong to the device the work runs on. */
-static cuarr_status stream_for(const cuarr_context *ctx, int device, CUstream *out) {
-  if (ctx && ctx->stream && ctx->stream->device != device)
-    return cuarr_fail(CUARR_VALUE_ERROR,
-                      "the stream belongs to device %d but the array is on device %d",
-                      ctx->stream->device, device);
-  *out = cuarr_ctx_stream(ctx);
-  return CUARR_OK;
-}
-
-static cuarr_reclaim reclaim_of(const cuarr_context *ctx) {
-  cuarr_reclaim none = {NULL, NULL};
-  return ctx ? ctx->reclaim : none;
-}
-
 static bool same_shape(const cuarr_array *a, const cuarr_array *b) {
   if (a->ndim != b->ndim) return false;
   for (int i = 0; i < a->ndim; i++)
@@ -52,9 +37,9 @@ static cuarr_status contiguous(const cuarr_context *ctx, CUstream stream, const 
     return CUARR_OK;
   }
   int dev = cuarr_array_device(a);
-  CUARR_TRY(cuarr_array_empty(dev, a->dtype, a->ndim, a->shape, false, stream, reclaim_of(ctx),
-                              out));
-  cuarr_context local = {ctx ? ctx->stream : NULL, reclaim_of(ctx)};
+  CUARR_TRY(cuarr_array_empty(dev, a->dtype, a->ndim, a->shape, false, stream,
+                              cuarr_ctx_reclaim(ctx), out));
+  cuarr_context local = {ctx ? ctx->stream : NULL, cuarr_ctx_reclaim(ctx)};
   cuarr_status s = dev == CUARR_HOST ? cuarr_host_copy(out, a) : cuarr_device_copy(&local, out, a);
   if (s != CUARR_OK) {
     cuarr_array_release(out);
@@ -68,7 +53,7 @@ static cuarr_status host_to_device(cuarr_context *ctx, const cuarr_array *dst,
                                    const cuarr_array *src) {
   int dev = cuarr_array_device(dst);
   CUstream stream = NULL;
-  CUARR_TRY(stream_for(ctx, dev, &stream));
+  CUARR_TRY(cuarr_ctx_stream_for(ctx, dev, &stream));
   cuarr_defer_poll();
   cuarr_array hsrc, landing;
   bool hsrc_made, landing_made = false;
@@ -77,8 +62,8 @@ static cuarr_status host_to_device(cuarr_context *ctx, const cuarr_array *dst,
   if (bytes_match(dst, &hsrc)) {
     landing = *dst;
   } else { /* land src's bytes on the device, then convert with a kernel */
-    s = cuarr_array_empty(dev, hsrc.dtype, hsrc.ndim, hsrc.shape, false, stream, reclaim_of(ctx),
-                          &landing);
+    s = cuarr_array_empty(dev, hsrc.dtype, hsrc.ndim, hsrc.shape, false, stream,
+                          cuarr_ctx_reclaim(ctx), &landing);
     landing_made = s == CUARR_OK;
   }
   bool pinned = hsrc.buf->pinned;
@@ -88,7 +73,7 @@ static cuarr_status host_to_device(cuarr_context *ctx, const cuarr_array *dst,
   /* An asynchronous read of a pinned host array: keep its memory until the DMA is done. */
   if (s == CUARR_OK && pinned) s = cuarr_defer_release(hsrc.buf, dev, stream);
   if (s == CUARR_OK && landing_made) {
-    cuarr_context local = {ctx ? ctx->stream : NULL, reclaim_of(ctx)};
+    cuarr_context local = {ctx ? ctx->stream : NULL, cuarr_ctx_reclaim(ctx)};
     s = cuarr_device_copy(&local, dst, &landing);
   }
   if (landing_made) cuarr_array_release(&landing); /* stream-ordered: safe after queueing */
@@ -100,7 +85,7 @@ static cuarr_status device_to_host(cuarr_context *ctx, const cuarr_array *dst,
                                    const cuarr_array *src) {
   int dev = cuarr_array_device(src);
   CUstream stream = NULL;
-  CUARR_TRY(stream_for(ctx, dev, &stream));
+  CUARR_TRY(cuarr_ctx_stream_for(ctx, dev, &stream));
   cuarr_defer_poll();
   cuarr_array dsrc, landing;
   bool dsrc_made, landing_made = false;
@@ -110,7 +95,7 @@ static cuarr_status device_to_host(cuarr_context *ctx, const cuarr_array *dst,
     landing = *dst;
   } else {
     s = cuarr_array_empty(CUARR_HOST, dsrc.dtype, dsrc.ndim, dsrc.shape, false, NULL,
-                          reclaim_of(ctx), &landing);
+                          cuarr_ctx_reclaim(ctx), &landing);
     landing_made = s == CUARR_OK;
   }
   /* Asynchronous only into a pinned array the caller gave; a landing buffer must be complete
@@ -132,8 +117,8 @@ static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
                                      const cuarr_array *src) {
   int ddev = cuarr_array_device(dst), sdev = cuarr_array_device(src);
   CUstream stream = NULL;
-  CUARR_TRY(stream_for(ctx, ddev, &stream));
-  cuarr_context src_ctx = {NULL, reclaim_of(ctx)};
+  CUARR_TRY(cuarr_ctx_stream_for(ctx, ddev, &stream));
+  cuarr_context src_ctx = {NULL, cuarr_ctx_reclaim(ctx)};
   cuarr_array csrc, landing;
   bool csrc_made, landing_made = false;
   CUARR_TRY(contiguous(&src_ctx, NULL, src, &csrc, &csrc_made));
@@ -146,7 +131,7 @@ static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
     landing = *dst;
   } else if (s == CUARR_OK) {
     s = cuarr_array_empty(ddev, csrc.dtype, csrc.ndim, csrc.shape, false, stream,
-                          reclaim_of(ctx), &landing);
+                          cuarr_ctx_reclaim(ctx), &landing);
     landing_made = s == CUARR_OK;
   }
   if (s == CUARR_OK) s = cuarr_device_activate(ddev);
@@ -156,7 +141,7 @@ static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
                                                   nbytes_of(&csrc), stream),
                        "cuMemcpyPeerAsync");
   if (s == CUARR_OK && landing_made) {
-    cuarr_context local = {ctx ? ctx->stream : NULL, reclaim_of(ctx)};
+    cuarr_context local = {ctx ? ctx->stream : NULL, cuarr_ctx_reclaim(ctx)};
     s = cuarr_device_copy(&local, dst, &landing);
   }
   /* The source temporary was made on sdev's null stream; wait for the peer copy before its
@@ -194,7 +179,7 @@ cuarr_status cuarr_copy(cuarr_context *ctx, const cuarr_array *dst, const cuarr_
   if (ddev == CUARR_HOST && sdev == CUARR_HOST) return cuarr_host_copy(dst, src);
   if (ddev == sdev) {
     CUstream stream = NULL;
-    CUARR_TRY(stream_for(ctx, ddev, &stream));
+    CUARR_TRY(cuarr_ctx_stream_for(ctx, ddev, &stream));
     return cuarr_device_copy(ctx, dst, src);
   }
   /* Crossing copies move src's bytes whole, so src must already have dst's shape or broadcast
@@ -213,7 +198,7 @@ cuarr_status cuarr_fill(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar
   int dev = cuarr_array_device(dst);
   if (dev == CUARR_HOST) return cuarr_host_fill(dst, value);
   CUstream stream = NULL;
-  CUARR_TRY(stream_for(ctx, dev, &stream));
+  CUARR_TRY(cuarr_ctx_stream_for(ctx, dev, &stream));
   /* Zero is all-zero bytes in every dtype: a memset, for a contiguous array. */
   unsigned char bytes[8] = {0}, zero[8] = {0};
   cuarr_scalar_store(value, dst->dtype, bytes);
@@ -235,6 +220,6 @@ cuarr_status cuarr_fill_linear(cuarr_context *ctx, const cuarr_array *dst, cuarr
   int dev = cuarr_array_device(dst);
   if (dev == CUARR_HOST) return cuarr_host_fill_linear(dst, start, step, last_is_stop, stop);
   CUstream stream = NULL;
-  CUARR_TRY(stream_for(ctx, dev, &stream));
+  CUARR_TRY(cuarr_ctx_stream_for(ctx, dev, &stream));
   return cuarr_device_fill_linear(ctx, dst, start, step, last_is_stop, stop);
 }

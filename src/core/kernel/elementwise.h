@@ -1,0 +1,58 @@
+/*
+ * elementwise.h -- the device elementwise engine: one generic launcher that generates, caches
+ * and launches a kernel for an operation over operands.  Built-in ufuncs (src/core/ufunc/) and
+ * user ElementwiseKernels (elementwise_kernel.c) both run through it.
+ */
+#ifndef CUARR_ELEMENTWISE_H
+#define CUARR_ELEMENTWISE_H
+
+#include "internal.h"
+
+/* One operand as the generated kernel sees it. */
+typedef struct cuarr_ew_operand {
+  const cuarr_array *array; /* NULL: a scalar, passed by value */
+  cuarr_scalar scalar;      /* when array == NULL */
+  cuarr_dtype var_dtype;    /* the variable's type in the operation (the element is loaded and
+                               converted to it; an output is converted back when stored) */
+  const char *name;         /* its name in the operation: "in0", "x", ... (a C identifier) */
+  bool raw;                 /* raw: the operation indexes it itself (name[j]); not broadcast */
+  bool output;              /* written by the operation */
+} cuarr_ew_operand;
+
+/* An operation and everything around it.  `cache` belongs to the engine (the compiled
+ * variants: one per operand dtypes, layout class and index width); start it as NULL and keep
+ * the program alive as long as it is used (static for built-ins). */
+typedef struct cuarr_ew_program {
+  const char *name;      /* base of the kernel names (a C identifier) */
+  const char *operation; /* the loop body, e.g. "out0 = in0 + in1;" */
+  const char *preamble;  /* file-scope code, or NULL */
+  const char *loop_prep; /* before the loop, or NULL */
+  const char *after_loop;
+  const char *const *options;
+  int n_options;
+  void *cache;
+} cuarr_ew_program;
+
+/* Launch `program` on `device` over the operands, on ctx's stream.  Non-raw operands broadcast
+ * to the outputs' shape (every output is given, with one common shape); the loop runs over
+ * that shape's elements, or over `size` elements when size >= 0 (allowed only when every
+ * operand is raw).  Inside the operation: each non-raw operand is a variable of its var_dtype
+ * named `name`; `i` is the flat (C-order) index; `_ind.size()` the element count; a raw
+ * operand `x` is indexed as x[j] by flat C-order index.  An output that aliases an input is
+ * fine when their layouts are identical.  Every array must be live and on `device`. */
+cuarr_status cuarr_ew_launch(cuarr_context *ctx, int device, cuarr_ew_program *program, int n,
+                             const cuarr_ew_operand *ops, int64_t size);
+
+/* The source text of the kernel cuarr_ew_launch would generate for these operand dtypes and
+ * layout class, without compiling (for `make test`, which compiles every built-in variant with
+ * NVRTC).  layout: 0 contiguous-vectorised, 1..4 strided with that many axes, 5 generic;
+ * wide: 64-bit indexing.  Returns a malloc'd string and the kernel's name in *kernel_name
+ * (malloc'd), or NULL with the error set. */
+char *cuarr_ew_source(const cuarr_ew_program *program, int n, const cuarr_ew_operand *ops,
+                      const cuarr_dtype *storage_dtypes, int layout, bool wide,
+                      char **kernel_name);
+
+/* Free a program's cache of compiled variants (the modules stay loaded). */
+void cuarr_ew_program_release(cuarr_ew_program *program);
+
+#endif

@@ -1,0 +1,11 @@
+/* context.c -- checks on a cuarr_context shared by the copy paths. */
+#include "internal.h"
+
+cuarr_status cuarr_ctx_stream_for(const cuarr_context *ctx, int device, CUstream *out) {
+  if (ctx && ctx->stream && ctx->stream->device != device)
+    return cuarr_fail(CUARR_VALUE_ERROR,
+                      "the stream belongs to device %d but the array is on device %d",
+                      ctx->stream->device, device);
+  *out = cuarr_ctx_stream(ctx);
+  return CUARR_OK;
+}
