@@ -4,7 +4,8 @@
  * Kernels are compiled for the device's own architecture (sm_XY) straight to a cubin, so the
  * driver has nothing left to JIT.  Loaded kernels are kept in a process-wide table keyed by
  * everything that decides the machine code; finding one there allocates nothing and compiles
- * nothing, since every operator call goes through it.
+ * nothing, since every operator call goes through it.  A miss there tries the disk cache
+ * (disk_cache.c) before compiling, so that a fresh process reuses earlier processes' cubins.
  */
 #include <ctype.h>
 #include <pthread.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "kernel/disk_cache.h"
 
 /* ---------------------------------------------------------------- compiling */
 
@@ -128,6 +130,40 @@ static cuarr_status take_cubin(nvrtcProgram prog, char **cubin, size_t *cubin_si
   return CUARR_OK;
 }
 
+/* The options NVRTC is given: the architecture, what cuarr always adds, then the caller's;
+ * malloc'd (the strings are not copied), NULL when out of memory.  The disk cache keys on this
+ * same list, so that a change to cuarr's own options misses there too. */
+static const char **full_options(int arch, const char *const *options, int n_options,
+                                 char arch_option[48], int *n_all) {
+  snprintf(arch_option, 48, "--gpu-architecture=sm_%d", arch);
+  const char **all = malloc(((size_t)n_options + 2) * sizeof *all);
+  if (!all)
+    return NULL;
+  all[0] = arch_option; /* sm_, not compute_: a cubin, nothing left for the driver to JIT */
+  all[1] = "--std=c++17";
+  for (int i = 0; i < n_options; i++)
+    all[i + 2] = options[i];
+  *n_all = n_options + 2;
+  return all;
+}
+
+static cuarr_status compile_program(const char *source, const char *program_name, const char **all,
+                                    int n_all, char **cubin, size_t *cubin_size) {
+  CUARR_TRY(cuarr_load_nvrtc());
+  nvrtcProgram prog = NULL;
+  cuarr_status s =
+      cuarr_nvrtc_check(cuarr_nvrtc.nvrtcCreateProgram(&prog, source, program_name, 0, NULL, NULL),
+                        "nvrtcCreateProgram");
+  if (s == CUARR_OK) {
+    nvrtcResult r = cuarr_nvrtc.nvrtcCompileProgram(prog, n_all, all);
+    s = r == NVRTC_SUCCESS ? take_cubin(prog, cubin, cubin_size)
+                           : compile_failed(prog, r, source, program_name);
+  }
+  if (prog)
+    cuarr_nvrtc.nvrtcDestroyProgram(&prog);
+  return s;
+}
+
 cuarr_status cuarr_nvrtc_compile(const char *source, const char *program_name,
                                  const char *const *options, int n_options, int arch, char **cubin,
                                  size_t *cubin_size) {
@@ -140,28 +176,12 @@ cuarr_status cuarr_nvrtc_compile(const char *source, const char *program_name,
     return cuarr_fail(CUARR_VALUE_ERROR, "nvrtc: bad architecture sm_%d", arch);
   if (!program_name || !*program_name)
     program_name = "cuarr_kernel.cu";
-
   char arch_option[48];
-  snprintf(arch_option, sizeof arch_option, "--gpu-architecture=sm_%d", arch);
-  const char **all = malloc(((size_t)n_options + 2) * sizeof *all);
+  int n_all = 0;
+  const char **all = full_options(arch, options, n_options, arch_option, &n_all);
   if (!all)
     return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for NVRTC options");
-  all[0] = arch_option; /* sm_, not compute_: a cubin, nothing left for the driver to JIT */
-  all[1] = "--std=c++17";
-  for (int i = 0; i < n_options; i++)
-    all[i + 2] = options[i];
-
-  nvrtcProgram prog = NULL;
-  cuarr_status s =
-      cuarr_nvrtc_check(cuarr_nvrtc.nvrtcCreateProgram(&prog, source, program_name, 0, NULL, NULL),
-                        "nvrtcCreateProgram");
-  if (s == CUARR_OK) {
-    nvrtcResult r = cuarr_nvrtc.nvrtcCompileProgram(prog, n_options + 2, all);
-    s = r == NVRTC_SUCCESS ? take_cubin(prog, cubin, cubin_size)
-                           : compile_failed(prog, r, source, program_name);
-  }
-  if (prog)
-    cuarr_nvrtc.nvrtcDestroyProgram(&prog);
+  cuarr_status s = compile_program(source, program_name, all, n_all, cubin, cubin_size);
   free(all);
   return s;
 }
@@ -293,29 +313,17 @@ static kernel_entry *entry_new(uint64_t h, int device, const char *source, const
   return e;
 }
 
-/* Compile and load: the miss path. */
-static cuarr_status load_kernel(int device, const char *source, const char *name,
-                                const char *const *options, int n_options, CUmodule *module,
+/* Load a cubin into the device's primary context and find the kernel in it. */
+static cuarr_status load_module(int device, const char *cubin, const char *name, CUmodule *module,
                                 CUfunction *function) {
-  int arch = 0;
-  CUARR_TRY(cuarr_device_arch(device, &arch)); /* also: no driver, no such device */
-  char program_name[256];
-  snprintf(program_name, sizeof program_name, "%s.cu", name);
-  char *cubin = NULL;
-  size_t cubin_size = 0;
-  CUARR_TRY(
-      cuarr_nvrtc_compile(source, program_name, options, n_options, arch, &cubin, &cubin_size));
-  cuarr_status s = cuarr_device_activate(device);
+  CUARR_TRY(cuarr_device_activate(device));
   CUmodule m = NULL;
-  if (s == CUARR_OK)
-    s = cuarr_cu_check(cuarr_cu.cuModuleLoadData(&m, cubin), "cuModuleLoadData");
-  free(cubin);
-  if (s != CUARR_OK)
-    return s;
+  CUARR_TRY(cuarr_cu_check(cuarr_cu.cuModuleLoadData(&m, cubin), "cuModuleLoadData"));
   CUfunction f = NULL;
   CUresult r = cuarr_cu.cuModuleGetFunction(&f, m, name);
   if (r != CUDA_SUCCESS) {
-    s = r == CUDA_ERROR_NOT_FOUND
+    cuarr_status s =
+        r == CUDA_ERROR_NOT_FOUND
             ? cuarr_fail(CUARR_CUDA_ERROR,
                          "kernel %s not found in its source (it must be extern \"C\" __global__)",
                          name)
@@ -326,6 +334,55 @@ static cuarr_status load_kernel(int device, const char *source, const char *name
   *module = m;
   *function = f;
   return CUARR_OK;
+}
+
+/* Compile with NVRTC, and keep the cubin on disk when the disk cache is on for this key. */
+static cuarr_status compile_and_store(const char *source, const char *name, const char **all,
+                                      int n_all, const disk_cache_key *key, char **cubin,
+                                      size_t *cubin_size) {
+  char program_name[256];
+  snprintf(program_name, sizeof program_name, "%s.cu", name);
+  CUARR_TRY(compile_program(source, program_name, all, n_all, cubin, cubin_size));
+  /* The key named the NVRTC file the loader was expected to open; store only if it did. */
+  if (key && disk_cache_confirm_nvrtc((const void *)cuarr_nvrtc.nvrtcVersion))
+    disk_cache_store(key, *cubin, *cubin_size);
+  return CUARR_OK;
+}
+
+/* The miss path of the in-memory cache: the disk cache, else compile (and store); then load.
+ * A disk hit touches neither NVRTC nor its library: a file read and cuModuleLoadData. */
+static cuarr_status load_kernel(int device, const char *source, const char *name,
+                                const char *const *options, int n_options, CUmodule *module,
+                                CUfunction *function) {
+  int arch = 0;
+  CUARR_TRY(cuarr_device_arch(device, &arch)); /* also: no driver, no such device */
+  char arch_option[48];
+  int n_all = 0;
+  const char **all = full_options(arch, options, n_options, arch_option, &n_all);
+  if (!all)
+    return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for NVRTC options");
+  disk_cache_key key;
+  bool keyed = disk_cache_key_make(source, name, all, n_all, arch, &key);
+  char *cubin = NULL;
+  size_t cubin_size = 0;
+  bool from_disk = keyed && disk_cache_lookup(&key, &cubin, &cubin_size);
+  cuarr_status s = CUARR_OK;
+  if (!from_disk)
+    s = compile_and_store(source, name, all, n_all, keyed ? &key : NULL, &cubin, &cubin_size);
+  if (s == CUARR_OK)
+    s = load_module(device, cubin, name, module, function);
+  if (s != CUARR_OK && from_disk) {
+    /* A file that passed every check yet does not load: trust the compiler over it (and
+     * replace it), so that a bad cache entry can cost time but never the kernel. */
+    free(cubin);
+    cubin = NULL;
+    s = compile_and_store(source, name, all, n_all, &key, &cubin, &cubin_size);
+    if (s == CUARR_OK)
+      s = load_module(device, cubin, name, module, function);
+  }
+  free(cubin);
+  free(all);
+  return s;
 }
 
 cuarr_status cuarr_kernel_get(int device, const char *source, const char *kernel_name,
