@@ -83,19 +83,23 @@ $(BUILD)/bench/ceilings: bench/ceilings.c $(CORE_OBJECTS) $(HEADERS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJECTS) -ldl -lm
 
 # The ceilings first (without a usable GPU this stops here, with the reason on stderr), then
-# cuarr's own figures beside them (bench/run.lua), then the same cases through CuPy and PyTorch
-# for cuarr/peer ratios.  The peers cost some 20 s of device time, mostly their imports, which
-# is cheap next to the rest, so they run by default: CUARR_PEERS=0 skips them, and a peer that
-# is not installed is reported, not fatal.
+# cuarr's own figures beside them (bench/run.lua: transfers, elementwise ops, per-op cost,
+# ElementwiseKernel compile and disk-cache load), then the same cases through CuPy and PyTorch
+# for cuarr/peer ratios.  The peers cost some 30 s of device time, mostly imports and fresh
+# processes, so they run by default: CUARR_PEERS=0 skips them, and a peer that is not installed
+# is reported, not fatal.  CUARR_BENCH_SUITES=transfers|elementwise runs one suite.  A cuarr
+# case that fails still lets the peers run; make fails afterwards.
 bench: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/bench/ceilings
 	$(BUILD)/bench/ceilings > $(BUILD)/bench/ceilings.txt \
 	  || { cat $(BUILD)/bench/ceilings.txt; exit 1; }
+	@status=0; \
 	CUARR_CEILINGS=$(BUILD)/bench/ceilings.txt CUARR_BENCH_OUT=$(BUILD)/bench/cuarr.txt \
-	  $(RUN_ENV) $(LUA) bench/run.lua
-	@if [ "$${CUARR_PEERS:-1}" = 0 ]; then echo "peers skipped (CUARR_PEERS=0)"; \
+	  $(RUN_ENV) $(LUA) bench/run.lua || status=1; \
+	if [ "$${CUARR_PEERS:-1}" = 0 ]; then echo "peers skipped (CUARR_PEERS=0)"; \
 	elif ! command -v python3 >/dev/null; then echo "peers skipped: no python3"; \
-	else python3 bench/compare_peers.py $(BUILD)/bench/cuarr.txt; fi
+	else python3 bench/compare_peers.py $(BUILD)/bench/cuarr.txt; fi; \
+	exit $$status
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -1,124 +1,35 @@
 -- bench/run.lua -- cuarr's own figures beside the machine's ceilings.
 --
 -- The ceilings come from bench/ceilings.c (the raw driver API); `make bench` runs it first and
--- passes its output here.  Environment:
---   CUARR_CEILINGS   file holding the ceilings program's output (`ceiling <name> <value>`,
---                    `device <name>`, `driver <version>`); without it the shares are blank
---   CUARR_BENCH_OUT  file to write cuarr's figures to, as `name value` lines, for
---                    bench/compare_peers.py
+-- passes its output here.  The cases live in modules: bench/transfers.lua (host<->device copies,
+-- the pool) and bench/elementwise.lua (elementwise ops, per-op cost, ElementwiseKernel), with
+-- the clocks in bench/timing.lua.  Environment:
+--   CUARR_CEILINGS      file holding the ceilings program's output (`ceiling <name> <value>`,
+--                       `device <name>`, `driver <version>`); without it the shares are blank
+--   CUARR_BENCH_OUT     file to write cuarr's figures to, as `name value` lines, for
+--                       bench/compare_peers.py
+--   CUARR_BENCH_SUITES  comma-separated suites to run (default: transfers,elementwise)
 -- Each figure prints as `cuarr <name> <value>` when measured; a short table comes last (the GPU
--- machine returns only the tail of the output).
+-- machine returns only the tail of the output).  A case that fails is reported and the others
+-- still run; the exit status is 1 when any failed.
+
+-- The checkout's root on the path, so that `require "bench.timing"` works from any directory.
+do
+  local dir = arg and arg[0] and arg[0]:match("^(.*)[/\\]") or "."
+  package.path = dir .. "/../?.lua;" .. package.path
+end
 
 local cuarr = require "cuarr"
+
+local SUITES = {
+  {name = "transfers", module = "bench.transfers"},
+  {name = "elementwise", module = "bench.elementwise"},
+}
 
 local function fail(msg)
   io.stderr:write("bench: ", msg, "\n")
   os.exit(1)
 end
-
----------------------------------------------------------------- timing
-
-local function median(v)
-  table.sort(v)
-  local n = #v
-  if n % 2 == 1 then return v[(n + 1) // 2] end
-  return (v[n // 2] + v[n // 2 + 1]) / 2
-end
-
--- The one timing helper: median of n_repeat runs of once() (each returns seconds), after
--- n_warmup untimed runs that take the pool's first allocations and the staging buffers' setup
--- out of the figures.
-local function median_seconds(once, n_warmup, n_repeat)
-  for _ = 1, n_warmup do once() end
-  local v = {}
-  for i = 1, n_repeat do v[i] = once() end
-  return median(v)
-end
-
--- Seconds the caller waits for fn() and the device work it queued; the queue is drained first
--- so that earlier work is not counted.  Returns the seconds and fn's result.
-local function wall(fn)
-  cuarr.synchronize()
-  local t0 = cuarr.perf_counter()
-  local result = fn()
-  cuarr.synchronize()
-  return cuarr.perf_counter() - t0, result
-end
-
----------------------------------------------------------------- cuarr's figures
-
-local N = 1 << 26 -- float32 elements: 256 MiB, as the raw copies in ceilings.c
-local BYTES = N * 4
-local N_ALLOC = 1 << 20 -- cuarr.empty(2^20): 4 MiB, as the raw cuMemAlloc in ceilings.c
-local ALLOC_BATCH = 1000 -- pairs per timed batch: one pair is too short for the clock
-
-local function gbps(seconds) return BYTES / seconds / 1e9 end
-local function us(seconds) return seconds * 1e6 end
-
--- The result is freed outside the timed region: freeing is not part of a copy.
-local function timed_then_free(fn)
-  local t, x = wall(fn)
-  x:free()
-  return t
-end
-
--- Host data that is not zeros (zeros can flatter), on every side of each copy.
-local function make_arrays()
-  local a = {pageable = cuarr.cpu.full(N, 1.5, "float32")}
-  a.pinned = cuarr.cpu.empty(N, "float32", {pinned = true})
-  a.device = cuarr.to_device(a.pageable)
-  a.device:copy_to_host(a.pinned)
-  cuarr.synchronize()
-  return a
-end
-
--- name -> {unit, raw ceilings.c figure, ceiling it is a share of, measure(arrays) -> value}
-local function cases()
-  local function h2d(which)
-    return function(a)
-      local h = a[which]
-      return gbps(median_seconds(function()
-        return timed_then_free(function() return cuarr.to_device(h) end)
-      end, 2, 10))
-    end
-  end
-  local function d2h_pageable(a)
-    return gbps(median_seconds(function()
-      return timed_then_free(function() return a.device:get() end)
-    end, 2, 10))
-  end
-  local function d2h_pinned(a)
-    return gbps(median_seconds(function()
-      return (wall(function() a.device:copy_to_host(a.pinned) end))
-    end, 2, 10))
-  end
-  local function empty_free()
-    return us(median_seconds(function()
-      local t0 = cuarr.perf_counter()
-      for _ = 1, ALLOC_BATCH do cuarr.empty(N_ALLOC, "float32"):free() end
-      return (cuarr.perf_counter() - t0) / ALLOC_BATCH
-    end, 3, 21))
-  end
-  return {
-    {name = "h2d_pageable_GBps", label = "H2D pageable 256 MiB", unit = "GB/s",
-     raw = "pageable_h2d_GBps", ceiling = "pinned_h2d_GBps", measure = h2d("pageable")},
-    {name = "h2d_pinned_GBps", label = "H2D pinned 256 MiB", unit = "GB/s",
-     raw = "pinned_h2d_GBps", ceiling = "pinned_h2d_GBps", measure = h2d("pinned")},
-    {name = "d2h_pageable_GBps", label = "D2H pageable 256 MiB", unit = "GB/s",
-     raw = "pageable_d2h_GBps", ceiling = "pinned_d2h_GBps", measure = d2h_pageable},
-    {name = "d2h_pinned_GBps", label = "D2H pinned 256 MiB", unit = "GB/s",
-     raw = "pinned_d2h_GBps", ceiling = "pinned_d2h_GBps", measure = d2h_pinned},
-    {name = "empty_free_us", label = "empty(2^20 f32)+free", unit = "us",
-     raw = "cuMemAlloc_free_us", ceiling = "cuMemAlloc_free_us", measure = empty_free},
-  }
-end
-
--- The machine's own figures, which no cuarr code takes part in.
-local MACHINE_ROWS = {
-  {label = "D2D copy 1 GiB (r+w)", unit = "GB/s", ceiling = "d2d_copy_GBps"},
-  {label = "launch (20000 back2back)", unit = "us", ceiling = "launch_us"},
-  {label = "launch + synchronize", unit = "us", ceiling = "launch_sync_us"},
-}
 
 ---------------------------------------------------------------- ceilings file
 
@@ -145,43 +56,117 @@ end
 
 ---------------------------------------------------------------- output
 
+-- A row (what the suites' cases carry, plus the value measured):
+--   name     the figure's name, as bench/compare_peers.py names it (_GBps, _us, _ms)
+--   label    what the table shows
+--   unit     GB/s, us or ms
+--   value    the figure; nil when the case failed
+--   raw      the ceilings figure of the same work through the bare driver, or nil
+--   ceiling  what the share is of: a ceilings figure's name, or a fixed target (a number)
+--   share    rate | inverse | times (see share below)
+--   target   the share the issue asks for, or nil: rates at least this fraction of the
+--            ceiling, times at most this multiple of it
+
+-- The machine's own figures, which no cuarr code takes part in.
+local MACHINE_ROWS = {
+  {label = "D2D copy 1 GiB (r+w)", unit = "GB/s", ceiling = "d2d_copy_GBps"},
+  {label = "launch (20000 back2back)", unit = "us", ceiling = "launch_us"},
+  {label = "launch + synchronize", unit = "us", ceiling = "launch_sync_us"},
+}
+
 local function fmt(v) return v and string.format("%.2f", v) or "-" end
 
--- Share of the ceiling reached: for a rate value/ceiling, for a time ceiling/value (so that
--- above 100% means faster than the raw driver call, as the pool should be).
-local function share(value, ceiling, unit)
-  if not (value and ceiling) then return "-" end
-  local s = unit == "us" and ceiling / value or value / ceiling
-  return string.format("%.0f%%", 100 * s)
+local function reference(row, values)
+  if type(row.ceiling) == "number" then return row.ceiling end
+  return values[row.ceiling]
 end
 
-local ROW = "%-26s %9s %9s %9s  %-4s %6s"
+-- A row's share of its reference, as a number and as printed:
+--   rate     value / ceiling, a percentage (bytes moved per second against the copy's)
+--   inverse  ceiling / value, a percentage (a time against the raw call's: above 100% is
+--            faster than the driver, as the pool should be)
+--   times    value / reference, a multiple (a time against its floor or target: 1.05x)
+local function share(row, ref)
+  if not (row.value and ref and row.value > 0 and ref > 0) then return nil, "-" end
+  if row.share == "inverse" then
+    local s = ref / row.value
+    return s, string.format("%.0f%%", 100 * s)
+  end
+  local s = row.value / ref
+  if row.share == "rate" then return s, string.format("%.0f%%", 100 * s) end
+  return s, string.format("%.2fx", s)
+end
+
+-- The target as printed, and whether the share meets it.
+local function target(row, s)
+  if not row.target then return "" end
+  local want, met
+  if row.share == "times" then
+    want, met = string.format("<=%.2fx", row.target), s and s <= row.target
+  else
+    want, met = string.format(">=%.0f%%", 100 * row.target), s and s >= row.target
+  end
+  if s == nil then return want end
+  return want .. (met and " ok" or " MISS")
+end
+
+local ROW = "%-26s %9s %9s %9s %-4s %6s  %s"
 
 local function print_table(rows, ceilings)
   local v = ceilings.values
   print()
   print(string.format("cuarr bench: %s, driver %s", ceilings.device or "?", ceilings.driver or "?"))
-  print(string.format(ROW, "figure", "cuarr", "raw", "ceiling", "unit", "share"))
+  print(string.format(ROW, "figure", "cuarr", "raw", "ceiling", "unit", "share", "target"))
   for _, r in ipairs(MACHINE_ROWS) do
-    print(string.format(ROW, r.label, "-", "-", fmt(v[r.ceiling]), r.unit, "-"))
+    print(string.format(ROW, r.label, "-", "-", fmt(v[r.ceiling]), r.unit, "-", ""))
   end
   for _, r in ipairs(rows) do
-    local c = v[r.ceiling]
-    print(string.format(ROW, r.label, fmt(r.value), fmt(v[r.raw]), fmt(c), r.unit,
-                        share(r.value, c, r.unit)))
+    local ref = reference(r, v)
+    local s, shown = share(r, ref)
+    print(string.format(ROW, r.label, r.value and fmt(r.value) or "FAILED",
+                        fmt(r.raw and v[r.raw]), fmt(ref), r.unit, shown, target(r, s)))
   end
-  print("raw: the same work through the bare driver; ceiling: its pinned copy, or cuMemAlloc+Free;")
-  print("share: cuarr's rate over the ceiling's (for times, ceiling over cuarr's)")
+  print("raw: the same work through the bare driver.  ceiling: for transfers their pinned copy")
+  print("or cuMemAlloc+Free; GB/s rows the D2D copy (bytes read + written); us per op the launch")
+  print("floor; ms rows the target.  share: % of a rate; for the pool ceiling/cuarr as %; other")
+  print("times cuarr/ceiling as x (lower is better)")
 end
 
 local function write_figures(path, rows)
   if not path then return end
   local f = assert(io.open(path, "w"))
-  for _, r in ipairs(rows) do f:write(r.name, " ", string.format("%.6g", r.value), "\n") end
+  for _, r in ipairs(rows) do
+    if r.value then f:write(r.name, " ", string.format("%.6g", r.value), "\n") end
+  end
   f:close()
 end
 
 ---------------------------------------------------------------- main
+
+-- The interpreter running this script (arg's lowest index), for the fresh processes.
+local function interpreter()
+  local i = 0
+  while arg and arg[i - 1] do i = i - 1 end
+  return i < 0 and arg[i] or "lua5.4"
+end
+
+local function selected_suites()
+  local want = os.getenv("CUARR_BENCH_SUITES")
+  if not want or want == "" then return SUITES end
+  local chosen = {}
+  for _, s in ipairs(SUITES) do
+    if ("," .. want .. ","):find("," .. s.name .. ",", 1, true) then chosen[#chosen + 1] = s end
+  end
+  if #chosen == 0 then fail("CUARR_BENCH_SUITES names no suite: " .. want) end
+  return chosen
+end
+
+-- A check's own failure ("bench: ...") says all there is; anything else gets its traceback.
+local function with_traceback(e)
+  local msg = tostring(e)
+  if msg:sub(1, 7) == "bench: " then return msg end
+  return debug.traceback(msg, 2)
+end
 
 local function main()
   if not cuarr.is_available() then
@@ -194,15 +179,36 @@ local function main()
   ceilings.device = ceilings.device or cuarr.Device(0).properties.name
   ceilings.driver = ceilings.driver or tostring(cuarr.runtime.driver_version)
 
-  local arrays = make_arrays()
-  local rows = cases()
-  for _, r in ipairs(rows) do
-    r.value = r.measure(arrays)
-    print(string.format("cuarr %s %.6g", r.name, r.value))
+  local rows, failures = {}, {}
+  -- A failing case (a wrong result, an error) is reported and the others still run: one GPU
+  -- call then says all there is to say.
+  local function note_failure(what, err)
+    failures[#failures + 1] = what
+    print(string.format("cuarr %s FAILED: %s", what, err))
+    collectgarbage() -- what the failed case left allocated
+  end
+  local function report(case, measure, ...)
+    local ok, value = xpcall(measure, with_traceback, ...)
+    if ok then
+      print(string.format("cuarr %s %.6g", case.name, value))
+    else
+      note_failure(case.name, value)
+      value = nil
+    end
+    rows[#rows + 1] = setmetatable({value = value}, {__index = case})
     io.stdout:flush()
+  end
+
+  local opts = {lua = interpreter()}
+  for _, suite in ipairs(selected_suites()) do
+    local t0 = cuarr.perf_counter()
+    local ok, err = xpcall(function() require(suite.module).run(report, opts) end, with_traceback)
+    if not ok then note_failure("suite " .. suite.name, err) end
+    print(string.format("cuarr suite %s took %.1f s", suite.name, cuarr.perf_counter() - t0))
   end
   write_figures(os.getenv("CUARR_BENCH_OUT"), rows)
   print_table(rows, ceilings)
+  if #failures > 0 then fail("failed: " .. table.concat(failures, ", ")) end
 end
 
 main()

@@ -42,6 +42,8 @@ lstate *lstate_new(lua_State *L);
 /* A context for work on `device`: its current stream and the GC reclaim hook. */
 cuarr_context *lstate_context(lstate *S, int device);
 cuarr_reclaim lstate_reclaim(lstate *S);
+/* Pass the warnings the core queued on this thread to lua_warning. */
+void lstate_flush_warnings(lua_State *L);
 /* Count newly allocated device (or pinned) bytes; steps Lua's GC in proportion. */
 void lstate_account(lua_State *L, lstate *S, size_t nbytes);
 /* The current device, checked to exist (raises NotAvailable without a driver). */

@@ -36,7 +36,15 @@ cuarr_reclaim lstate_reclaim(lstate *S) {
   return r;
 }
 
+void lstate_flush_warnings(lua_State *L) {
+  const char *w;
+  while ((w = cuarr_take_warning()) != NULL) lua_warning(L, w, 0);
+}
+
 cuarr_context *lstate_context(lstate *S, int device) {
+  /* Warnings the core queued on this thread (an unwritable kernel cache, ...) reach Lua's
+   * warning system at the next call at the latest. */
+  lstate_flush_warnings(S->main);
   S->ctx.stream = device >= 0 && device < CUARR_MAX_DEVICES ? S->stream[device] : NULL;
   S->ctx.reclaim = lstate_reclaim(S);
   return &S->ctx;
