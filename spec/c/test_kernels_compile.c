@@ -1,6 +1,6 @@
 /*
- * test_kernels_compile.c -- every copy, fill and linear kernel the engine can emit compiles
- * with NVRTC for sm_90 (no GPU needed), and a broken program is a CompileError.
+ * test_kernels_compile.c -- every copy, transpose, fill and linear kernel the engine can emit
+ * compiles with NVRTC for sm_90 (no GPU needed), and a broken program is a CompileError.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,14 +10,16 @@
 #include "internal.h"
 #include "kernel/copy_source.h"
 
-/* The specialisations, counted by hand from the rules in kernels/copy.cu and fill.cu.
- * 32-bit indexing:
+/* The specialisations, counted by hand from the rules in kernels/copy.cu, transpose.cu and
+ * fill.cu.  32-bit indexing:
  *  - copies: 132 pairs of different dtypes x 6 shapes (contig, nd1..nd4, ndN), plus the 4
  *    same-width bit copies (uint8..uint64) x 5 strided shapes (contiguous ones are memcpys);
+ *  - transposes: the same 132 + 4 pairs, one kernel each (any number of batch axes);
  *  - fills: 4 widths x 6 shapes; linear: 12 dtypes.
- * 64-bit indexing: the same with only the contig and ndN shapes. */
-#define EXPECTED_NARROW (132 * 6 + 4 * 5 + 4 * 6 + 12)
-#define EXPECTED_WIDE (132 * 2 + 4 * 1 + 4 * 2 + 12)
+ * 64-bit indexing: the same with only the contig and ndN shapes, and the transposes. */
+#define EXPECTED_TRANSPOSES (132 + 4)
+#define EXPECTED_NARROW (132 * 6 + 4 * 5 + EXPECTED_TRANSPOSES + 4 * 6 + 12)
+#define EXPECTED_WIDE (132 * 2 + 4 * 1 + EXPECTED_TRANSPOSES + 4 * 2 + 12)
 #define EXPECTED_KERNELS (EXPECTED_NARROW + EXPECTED_WIDE)
 
 static double seconds_since(const struct timespec *t0) {
@@ -54,6 +56,21 @@ static void test_variant_list(void) {
         "the program instantiates the copy template");
   CHECK(src && strstr(src, "struct __half_t") != NULL, "the program starts with common.cuh");
   free(src);
+
+  v = (cuarr_copy_variant){CUARR_FAMILY_TRANSPOSE, CUARR_FLOAT16, CUARR_FLOAT64, 0, true};
+  cuarr_copy_variant_name(&v, name, sizeof name);
+  CHECK(strcmp(name, "cuarr_transpose_float64_to_float16_i64") == 0, "a transpose kernel's name");
+  src = cuarr_copy_program(&v, 1);
+  CHECK(src && strstr(src, "cuarr_transpose_float64_to_float16_i64(__half_t *dst, const double "
+                           "*src, cuarr_layout<unsigned long long, 32, 2> p) "
+                           "{ cuarr_copy_transpose<256, 64>(dst, src, p); }") != NULL,
+        "the program instantiates the transpose template with the host's block and tile");
+  free(src);
+
+  int transposes = 0;
+  for (int i = 0; i < n; i++)
+    transposes += vs[i].family == CUARR_FAMILY_TRANSPOSE;
+  CHECK(transposes == 2 * EXPECTED_TRANSPOSES, "a transpose per dtype pair and index width");
   free(vs);
 }
 
@@ -63,7 +80,7 @@ static void test_compile_all(void) {
   int n = 0;
   cuarr_status s = cuarr_copy_kernels_compile_all(90, &n);
   double t = seconds_since(&t0);
-  CHECK(s == CUARR_OK, "every copy/fill/linear kernel compiles for sm_90");
+  CHECK(s == CUARR_OK, "every copy/transpose/fill/linear kernel compiles for sm_90");
   if (s != CUARR_OK)
     printf("# %s\n", cuarr_last_error());
   CHECK(n == EXPECTED_KERNELS, "compile-all compiled the expected number of kernels");

@@ -138,6 +138,12 @@ extern const luaL_Reg cuarr_creation_functions[]; /* creation.c: closures with u
 extern const luaL_Reg cuarr_device_functions[];   /* device.c */
 extern const luaL_Reg cuarr_stream_functions[];   /* stream.c */
 extern const luaL_Reg cuarr_pool_functions[];     /* pool.c */
+extern const luaL_Reg cuarr_ew_kernel_functions[]; /* ew_kernel.c */
+void cuarr_lua_open_ew_kernels(lua_State *L, int state_idx);
+/* ufuncs.c: every ufunc into the table at the top of the stack (host: for cuarr.cpu) */
+void cuarr_lua_set_ufuncs(lua_State *L, int state_idx, bool host);
+/* ufuncs.c: the operators and ufunc methods of the array metatable at mt_idx */
+void cuarr_lua_set_array_ufuncs(lua_State *L, int state_idx, int mt_idx);
 void cuarr_lua_open_devices(lua_State *L);
 void cuarr_lua_open_streams(lua_State *L);
 void cuarr_lua_open_pools(lua_State *L);

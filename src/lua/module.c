@@ -49,6 +49,10 @@ int luaopen_cuarr_core(lua_State *L) {
   cuarr_lua_open_devices(L);
   cuarr_lua_open_streams(L);
   cuarr_lua_open_pools(L);
+  cuarr_lua_open_ew_kernels(L, state_idx);
+  luaL_getmetatable(L, CUARR_ARRAY_MT);
+  cuarr_lua_set_array_ufuncs(L, state_idx, lua_gettop(L));
+  lua_pop(L, 1);
 
   lua_newtable(L);
   set_funcs(L, state_idx, cuarr_device_functions);
@@ -56,7 +60,9 @@ int luaopen_cuarr_core(lua_State *L) {
   set_funcs(L, state_idx, cuarr_pool_functions);
   set_funcs(L, state_idx, cuarr_transfer_functions);
   set_funcs(L, state_idx, cuarr_shape_methods);
+  set_funcs(L, state_idx, cuarr_ew_kernel_functions);
   set_creations(L, state_idx, false);
+  cuarr_lua_set_ufuncs(L, state_idx, false);
   lua_pushcfunction(L, l_perf_counter);
   lua_setfield(L, -2, "perf_counter");
   lua_pushcfunction(L, l_raise);
@@ -64,6 +70,7 @@ int luaopen_cuarr_core(lua_State *L) {
 
   lua_newtable(L);
   set_creations(L, state_idx, true);
+  cuarr_lua_set_ufuncs(L, state_idx, true);
   lua_setfield(L, -2, "cpu");
 
   /* The metatables, for the front end to extend (printing, guards, ...). */

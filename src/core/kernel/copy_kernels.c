@@ -1,13 +1,14 @@
 /*
  * copy_kernels.c -- copies, fills and linear fills within one device, with the kernels of
- * kernels/copy.cu, fill.cu and linear.cu.
+ * kernels/copy.cu, transpose.cu, fill.cu and linear.cu.
  *
  * Each call broadcasts and collapses the operands' layout (fewer axes, strides in elements),
- * picks the specialisation that fits (contiguous, 1..4 axes or generic; 32-bit indexing when
- * every offset fits) and launches it on the context's stream.  Kernels are found in a table
- * per device indexed by the specialisation: a hit is one atomic load, with no lock, no
- * allocation and no source text; a miss builds the source and asks the compile service
- * (cuarr_kernel_get), which caches the compiled module.
+ * picks the specialisation that fits (contiguous, 1..4 axes or generic; a tiled transpose when
+ * dst and src are contiguous along different axes; 32-bit indexing when every offset fits) and
+ * launches it on the context's stream.  Kernels are found in a table per device indexed by the
+ * specialisation: a hit is one atomic load, with no lock, no allocation and no source text; a
+ * miss builds the source and asks the compile service (cuarr_kernel_get), which caches the
+ * compiled module.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -33,6 +34,7 @@ typedef _Atomic(CUfunction) kernel_slot;
 typedef struct device_kernels {
   unsigned max_blocks;
   kernel_slot copy[CUARR_NDTYPES][CUARR_NDTYPES][CUARR_NSHAPES][2]; /* [src][dst][shape][wide] */
+  kernel_slot transpose[CUARR_NDTYPES][CUARR_NDTYPES][2];           /* [src][dst][wide] */
   kernel_slot fill[4][CUARR_NSHAPES][2];                            /* [log2 itemsize]... */
   kernel_slot linear[CUARR_NDTYPES][2];
 } device_kernels;
@@ -92,12 +94,15 @@ static cuarr_status kernel_for(int device, kernel_slot *slot, const cuarr_copy_v
   return CUARR_OK;
 }
 
-static unsigned grid_for(const device_kernels *t, int64_t n) {
-  int64_t per_block = (int64_t)CUARR_COPY_THREADS * ELEMENTS_PER_THREAD;
-  int64_t blocks = (n + per_block - 1) / per_block;
+static unsigned blocks_capped(const device_kernels *t, int64_t blocks) {
   if (blocks > (int64_t)t->max_blocks)
     blocks = t->max_blocks;
   return blocks < 1 ? 1 : (unsigned)blocks;
+}
+
+static unsigned grid_for(const device_kernels *t, int64_t n) {
+  int64_t per_block = (int64_t)CUARR_COPY_THREADS * ELEMENTS_PER_THREAD;
+  return blocks_capped(t, (n + per_block - 1) / per_block);
 }
 
 /* ---------------------------------------------------------------- checks */
@@ -259,6 +264,63 @@ static cuarr_status plan_make(plan *p, int ndim, const int64_t *shape, int64_t n
   return CUARR_OK;
 }
 
+/* ---------------------------------------------------------------- transposes */
+
+/* Global memory is read in 32-byte sectors: reading along an axis whose stride is this many
+ * bytes or more uses one sector per element whichever kernel reads it. */
+#define SECTOR_BYTES 32
+
+static int64_t magnitude(int64_t x) { return x >= 0 ? x : x == INT64_MIN ? INT64_MAX : -x; }
+
+/* The strided kernel's warps walk dst's innermost axis (the last after reorder_axes), so they
+ * write dst in whole sectors, and read src in whole sectors only where src is contiguous along
+ * that axis as well.  Where src is contiguous along another axis (m:T():copy(): src steps by a
+ * whole row per element of dst's row), each element read costs a sector of its own and the
+ * rest of that sector is read again, from L2 at best, when the walk comes back to it: about a
+ * sixth of the copy's bandwidth on a large float32 matrix.  The transpose kernel reads tiles
+ * along src's innermost axis and writes them along dst's, so both sides are read and written
+ * in whole sectors.  It is chosen when
+ *  - src has an axis a (not the last) with a nonzero stride smaller than its stride along the
+ *    last axis (stride 0, a broadcast, is read at no cost: every lane reads one element);
+ *  - reading along a shares sectors between elements (|stride| * itemsize under a sector),
+ *    else the tile reads a sector per element as well and gains nothing;
+ *  - both tile axes are at least CUARR_TRANSPOSE_MIN_EXTENT (8) long.  Below that most of a
+ *    tile's lanes idle on one side and a block has little in flight, while the strided kernel
+ *    loses less: along a short last axis its warps read src in runs of that axis' length, and
+ *    a short axis a makes it read each src sector at most that many times.  (8 is an estimate,
+ *    not a measurement: a 4 x N or N x 4 transpose is the case to time.)
+ * a is src's innermost axis among the others (smallest |stride|, the first on ties); the
+ * remaining axes are the batch, each combination one 2-D transpose. */
+bool cuarr_copy_transpose_axes(int ndim, int64_t *shape, int64_t *const *strides,
+                               size_t src_itemsize) {
+  if (ndim < 2)
+    return false;
+  int last = ndim - 1, a = -1;
+  int64_t best = INT64_MAX;
+  for (int d = 0; d < last; d++) {
+    int64_t s = magnitude(strides[1][d]);
+    if (shape[d] > 1 && s != 0 && s < best) {
+      best = s;
+      a = d;
+    }
+  }
+  if (a < 0 || best >= magnitude(strides[1][last]) ||
+      best >= SECTOR_BYTES / (int64_t)(src_itemsize ? src_itemsize : 1) ||
+      shape[a] < CUARR_TRANSPOSE_MIN_EXTENT || shape[last] < CUARR_TRANSPOSE_MIN_EXTENT)
+    return false;
+  /* Axis a to ndim-2, the axes between it and there one place outwards. */
+  int64_t extent = shape[a], s0 = strides[0][a], s1 = strides[1][a];
+  for (int d = a; d < ndim - 2; d++) {
+    shape[d] = shape[d + 1];
+    strides[0][d] = strides[0][d + 1];
+    strides[1][d] = strides[1][d + 1];
+  }
+  shape[ndim - 2] = extent;
+  strides[0][ndim - 2] = s0;
+  strides[1][ndim - 2] = s1;
+  return true;
+}
+
 /* The kernel's cuarr_layout<I, axes, n_ops> parameter (kernels/common.cuh): a flat array of
  * I holding n, ndim, origin[n_ops], shape[axes], strides[n_ops][axes].  Negative strides are
  * stored modulo 2^bits, which the kernels' unsigned arithmetic expects. */
@@ -304,6 +366,39 @@ static index_arg index_of(const plan *p, int64_t n) {
 
 /* ---------------------------------------------------------------- copy */
 
+/* Plan dst = src for the kernels' dtypes dt and st (the same bits type for a same-dtype copy):
+ * collapse the layout and choose between the strided kernels and the transpose (*transpose;
+ * its tile axes are then the last two). */
+static cuarr_status copy_plan(plan *p, int ndim, const int64_t *shape, int64_t n, void *dst_data,
+                              const int64_t *dst_strides, cuarr_dtype dt, void *src_data,
+                              const int64_t *src_strides, cuarr_dtype st, bool *transpose) {
+  void *data[2] = {dst_data, src_data};
+  size_t itemsize[2] = {cuarr_dtype_size(dt), cuarr_dtype_size(st)};
+  const int64_t *strides[2] = {dst_strides, src_strides};
+  CUARR_TRY(plan_make(p, ndim, shape, n, 2, data, itemsize, strides, true));
+  /* Reordering the axes changes neither the origins nor the spans plan_make computed. */
+  int64_t *axes[2] = {p->strides[0], p->strides[1]};
+  *transpose = p->shape_kind != CUARR_SHAPE_CONTIG &&
+               cuarr_copy_transpose_axes(p->ndim, p->shape, axes, itemsize[1]);
+  return CUARR_OK;
+}
+
+/* The transpose kernel over every tile of every slice; its grid is 1-D, capped as the other
+ * copies' grids are, and each block loops over its tiles (kernels/transpose.cu says why). */
+static cuarr_status transpose_launch(int device, device_kernels *t, CUstream stream, plan *p,
+                                     cuarr_dtype dt, cuarr_dtype st) {
+  cuarr_copy_variant v = {CUARR_FAMILY_TRANSPOSE, dt, st, 0, p->wide};
+  CUfunction f;
+  CUARR_TRY(kernel_for(device, &t->transpose[st][dt][p->wide], &v, &f));
+  const int64_t tile = CUARR_TRANSPOSE_TILE;
+  int64_t rows = p->shape[p->ndim - 2], cols = p->shape[p->ndim - 1];
+  int64_t tiles = ((rows + tile - 1) / tile) * ((cols + tile - 1) / tile) * (p->n / (rows * cols));
+  layout_arg layout;
+  layout_pack(p, CUARR_MAXDIM, &layout);
+  void *args[3] = {&p->base[0], &p->base[1], &layout};
+  return cuarr_launch(f, blocks_capped(t, tiles), CUARR_COPY_THREADS, 0, stream, args);
+}
+
 /* dst = src, src's strides broadcast; no overlap unless the layouts are the same. */
 static cuarr_status copy_direct(int device, CUstream stream, const cuarr_array *dst,
                                 const cuarr_array *src, const int64_t *src_strides) {
@@ -316,16 +411,17 @@ static cuarr_status copy_direct(int device, CUstream stream, const cuarr_array *
     dt = st = cuarr_bits_dtype(dt);
   }
   plan p;
-  void *data[2] = {cuarr_array_data(dst), cuarr_array_data(src)};
-  size_t itemsize[2] = {cuarr_dtype_size(dt), cuarr_dtype_size(st)};
-  const int64_t *strides[2] = {dst->strides, src_strides};
+  bool transpose;
   int64_t n = cuarr_array_size(dst);
-  CUARR_TRY(plan_make(&p, dst->ndim, dst->shape, n, 2, data, itemsize, strides, true));
+  CUARR_TRY(copy_plan(&p, dst->ndim, dst->shape, n, cuarr_array_data(dst), dst->strides, dt,
+                      cuarr_array_data(src), src_strides, st, &transpose));
 
   if (dt == st && p.shape_kind == CUARR_SHAPE_CONTIG)
     return cuarr_cu_check(
-        cuarr_cu.cuMemcpyDtoDAsync(p.base[0], p.base[1], (size_t)n * itemsize[0], stream),
+        cuarr_cu.cuMemcpyDtoDAsync(p.base[0], p.base[1], (size_t)n * cuarr_dtype_size(dt), stream),
         "cuMemcpyDtoDAsync");
+  if (transpose)
+    return transpose_launch(device, t, stream, &p, dt, st);
 
   cuarr_copy_variant v = {CUARR_FAMILY_COPY, dt, st, p.shape_kind, p.wide};
   CUfunction f;
@@ -338,6 +434,41 @@ static cuarr_status copy_direct(int device, CUstream stream, const cuarr_array *
     args[2] = &layout;
   }
   return cuarr_launch(f, grid_for(t, n), CUARR_COPY_THREADS, 0, stream, args);
+}
+
+cuarr_status cuarr_copy_plan_describe(int ndim, const int64_t *shape, cuarr_dtype dst,
+                                      const int64_t *dst_strides, cuarr_dtype src,
+                                      const int64_t *src_strides, cuarr_copy_plan_info *out) {
+  if (ndim < 0 || ndim > CUARR_MAXDIM)
+    return cuarr_fail(CUARR_VALUE_ERROR, "%d axes: at most %d", ndim, CUARR_MAXDIM);
+  int64_t n = 1;
+  for (int d = 0; d < ndim; d++)
+    if (shape[d] < 0 || __builtin_mul_overflow(n, shape[d], &n))
+      return cuarr_fail(CUARR_VALUE_ERROR, "bad shape");
+  if (dst == src)
+    dst = src = cuarr_bits_dtype(dst);
+  /* An address aligned for every dtype, far enough from 0 and from the top of the address
+   * space that the flips of reorder_axes stay inside it for any indexable layout. */
+  void *data = (void *)(uintptr_t)(UINT64_C(1) << 62);
+  plan p;
+  bool transpose;
+  CUARR_TRY(
+      copy_plan(&p, ndim, shape, n, data, dst_strides, dst, data, src_strides, src, &transpose));
+  out->family = transpose ? CUARR_FAMILY_TRANSPOSE : CUARR_FAMILY_COPY;
+  out->shape_kind = p.shape_kind;
+  out->wide = p.wide;
+  out->ndim = p.ndim;
+  for (int d = 0; d < p.ndim; d++) {
+    out->extent[d] = p.shape[d];
+    out->strides[0][d] = p.strides[0][d];
+    out->strides[1][d] = p.strides[1][d];
+  }
+  for (int k = 0; k < 2; k++) {
+    out->origin[k] = p.origin[k];
+    out->base[k] = ((int64_t)p.base[k] - (int64_t)(uintptr_t)data) /
+                   (int64_t)cuarr_dtype_size(k == 0 ? dst : src);
+  }
+  return CUARR_OK;
 }
 
 /* Overlapping operands with different layouts: src goes to a new array first (stream-ordered,

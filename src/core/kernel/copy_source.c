@@ -1,5 +1,5 @@
 /*
- * copy_source.c -- names and program text of the copy, fill and linear kernels.
+ * copy_source.c -- names and program text of the copy, transpose, fill and linear kernels.
  *
  * The templates live in kernels/ and are embedded by tools/embed.sh; here each specialisation
  * becomes one line of CUDA C that instantiates its template under a name that says what it is
@@ -14,6 +14,7 @@
 
 extern const char cuarr_kernel_source_common_cuh[];
 extern const char cuarr_kernel_source_copy_cu[];
+extern const char cuarr_kernel_source_transpose_cu[];
 extern const char cuarr_kernel_source_fill_cu[];
 extern const char cuarr_kernel_source_linear_cu[];
 
@@ -46,6 +47,10 @@ void cuarr_copy_variant_name(const cuarr_copy_variant *v, char *buf, size_t size
   case CUARR_FAMILY_COPY:
     snprintf(buf, size, "cuarr_copy_%s_to_%s_%s_%s", cuarr_dtype_name(v->src),
              cuarr_dtype_name(v->dst), shape_suffix(v->shape), bits);
+    break;
+  case CUARR_FAMILY_TRANSPOSE:
+    snprintf(buf, size, "cuarr_transpose_%s_to_%s_%s", cuarr_dtype_name(v->src),
+             cuarr_dtype_name(v->dst), bits);
     break;
   case CUARR_FAMILY_FILL:
     snprintf(buf, size, "cuarr_fill_%s_%s_%s", cuarr_dtype_name(v->dst), shape_suffix(v->shape),
@@ -82,6 +87,15 @@ static int kernel_text(const cuarr_copy_variant *v, char *buf, size_t size) {
                    dt, st, it, axes, v->shape == CUARR_SHAPE_GENERIC ? 2 : 4, generic);
     break;
   }
+  case CUARR_FAMILY_TRANSPOSE:
+    /* The block size and the tile edge are template arguments, so that the kernel's thread
+     * mapping and the host's tile count (copy_kernels.c) cannot disagree. */
+    n = snprintf(p, room,
+                 "%s *dst, const %s *src, cuarr_layout<%s, %d, 2> p) "
+                 "{ cuarr_copy_transpose<%d, %d>(dst, src, p); }\n",
+                 dt, cuarr_dtype_ctype(v->src), it, CUARR_MAXDIM, CUARR_COPY_THREADS,
+                 CUARR_TRANSPOSE_TILE);
+    break;
   case CUARR_FAMILY_FILL:
     if (v->shape == CUARR_SHAPE_CONTIG)
       n = snprintf(p, room, "%s *dst, %s value, %s n) { cuarr_fill_contig(dst, value, n); }\n", dt,
@@ -111,6 +125,7 @@ static int kernel_text(const cuarr_copy_variant *v, char *buf, size_t size) {
 static const char *family_template(cuarr_copy_family f) {
   switch (f) {
   case CUARR_FAMILY_COPY: return cuarr_kernel_source_copy_cu;
+  case CUARR_FAMILY_TRANSPOSE: return cuarr_kernel_source_transpose_cu;
   case CUARR_FAMILY_FILL: return cuarr_kernel_source_fill_cu;
   case CUARR_FAMILY_LINEAR: return cuarr_kernel_source_linear_cu;
   }
@@ -165,6 +180,11 @@ int cuarr_copy_variants_all(cuarr_copy_variant *out) {
           if (cuarr_copy_shape_exists(shape, wide) &&
               copy_pair_used((cuarr_dtype)s, (cuarr_dtype)d, shape))
             EMIT(CUARR_FAMILY_COPY, (cuarr_dtype)d, (cuarr_dtype)s, shape, wide);
+    /* Transposes: every pair a strided copy uses (the 132 conversions and the 4 bit copies). */
+    for (int s = 0; s < CUARR_NDTYPES; s++)
+      for (int d = 0; d < CUARR_NDTYPES; d++)
+        if (copy_pair_used((cuarr_dtype)s, (cuarr_dtype)d, CUARR_SHAPE_GENERIC))
+          EMIT(CUARR_FAMILY_TRANSPOSE, (cuarr_dtype)d, (cuarr_dtype)s, 0, wide);
     static const cuarr_dtype widths[] = {CUARR_UINT8, CUARR_UINT16, CUARR_UINT32, CUARR_UINT64};
     for (int w = 0; w < 4; w++)
       for (int shape = 0; shape < CUARR_NSHAPES; shape++)

@@ -17,7 +17,12 @@ typedef struct cuarr_ew_operand {
   const char *name;         /* its name in the operation: "in0", "x", ... (a C identifier) */
   bool raw;                 /* raw: the operation indexes it itself (name[j]); not broadcast */
   bool output;              /* written by the operation */
+  const char *type_name;    /* or NULL: a type placeholder ("T") the generated code typedefs
+                               to var_dtype's type, so the operation can name it */
 } cuarr_ew_operand;
+
+/* Most operands of one launch (the kernel parameter space bounds it anyway). */
+#define CUARR_EW_MAX_OPERANDS 128
 
 /* An operation and everything around it.  `cache` belongs to the engine (the compiled
  * variants: one per operand dtypes, layout class and index width); start it as NULL and keep
@@ -46,11 +51,22 @@ cuarr_status cuarr_ew_launch(cuarr_context *ctx, int device, cuarr_ew_program *p
 /* The source text of the kernel cuarr_ew_launch would generate for these operand dtypes and
  * layout class, without compiling (for `make test`, which compiles every built-in variant with
  * NVRTC).  layout: 0 contiguous-vectorised, 1..4 strided with that many axes, 5 generic;
- * wide: 64-bit indexing.  Returns a malloc'd string and the kernel's name in *kernel_name
+ * wide: 64-bit indexing.  Also (CUARR_EW_LAYOUT_*): 6 contiguous element by element (the
+ * variant for misaligned pointers), 7..10 strided with 1..4 axes whose innermost axis moves
+ * 16-byte vectors (every array operand loaded as vectors).  An operand is an array when
+ * ops[k].array is not NULL (only a raw operand's ndim and contiguity are read from it, never
+ * its data, so a descriptor with buf == NULL will do); storage_dtypes[k] is its element dtype
+ * (ignored for scalars).  Returns a malloc'd string and the kernel's name in *kernel_name
  * (malloc'd), or NULL with the error set. */
 char *cuarr_ew_source(const cuarr_ew_program *program, int n, const cuarr_ew_operand *ops,
                       const cuarr_dtype *storage_dtypes, int layout, bool wide,
                       char **kernel_name);
+enum {
+  CUARR_EW_LAYOUT_CONTIG_VECTOR = 0,
+  CUARR_EW_LAYOUT_GENERIC = 5,
+  CUARR_EW_LAYOUT_CONTIG_SCALAR = 6,
+  CUARR_EW_LAYOUT_ROWS_VECTOR = 7, /* 7..10: 1..4 axes */
+};
 
 /* Free a program's cache of compiled variants (the modules stay loaded). */
 void cuarr_ew_program_release(cuarr_ew_program *program);

@@ -1,0 +1,248 @@
+/*
+ * call.c -- cuarr_ufunc_call: the checks around a ufunc call, broadcasting, the output, and
+ * handing the work to the host loops or the device engine.
+ *
+ * This is the hot path of `c = a + b`: it resolves with table lookups (resolve.c), builds no
+ * strings unless it fails, and allocates nothing but the output (and, rarely, a temporary for
+ * an input that overlaps a given output in another layout).
+ *
+ * The output, when given, follows NumPy's rules: the inputs must broadcast to its shape (it is
+ * never stretched), and the result must cast to its dtype under 'same_kind' (float results do
+ * not go into integer arrays; int64 results may go into int8 ones, wrapping).  The computation
+ * happens in the resolved loop's dtypes whatever the output's dtype; the result is converted
+ * on the way out.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "array/shape_format.h"
+#include "ufunc/ufunc.h"
+
+/* "the host" or "device 1" */
+static const char *place(char buf[32], int device) {
+  if (device == CUARR_HOST)
+    return "the host";
+  snprintf(buf, 32, "device %d", device);
+  return buf;
+}
+
+static cuarr_status check_array(const cuarr_ufunc *u, const cuarr_array *a, int device,
+                                const char *what, int k) {
+  cuarr_status s = cuarr_array_check_live(a);
+  if (s != CUARR_OK)
+    return s;
+  int d = cuarr_array_device(a);
+  if (d != device) {
+    char b1[32], b2[32], name[32];
+    if (k >= 0)
+      snprintf(name, sizeof name, "%s %d", what, k + 1);
+    else
+      snprintf(name, sizeof name, "%s", what);
+    return cuarr_fail(CUARR_VALUE_ERROR, "%s: %s is on %s but the operation runs on %s", u->name,
+                      name, place(b1, d), place(b2, device));
+  }
+  return CUARR_OK;
+}
+
+/* ---- broadcasting */
+
+static cuarr_status broadcast_error(const cuarr_ufunc *u, const cuarr_ew_arg *in) {
+  char msg[3 * (CUARR_SHAPE_STR_SIZE + 1)] = "", shape[CUARR_SHAPE_STR_SIZE];
+  for (int i = 0; i < u->nin; i++) {
+    const cuarr_array *a = in[i].array;
+    if (i)
+      strcat(msg, " ");
+    strcat(msg, a ? cuarr_shape_format(shape, a->ndim, a->shape) : "()");
+  }
+  return cuarr_fail(CUARR_VALUE_ERROR, "operands could not be broadcast together with shapes %s",
+                    msg);
+}
+
+/* The inputs' common shape (NumPy rules; scalars have shape ()). */
+static cuarr_status broadcast_shape(const cuarr_ufunc *u, const cuarr_ew_arg *in, int *ndim,
+                                    int64_t *shape) {
+  int nd = 0;
+  for (int i = 0; i < u->nin; i++) {
+    if (in[i].array && in[i].array->ndim > nd)
+      nd = in[i].array->ndim;
+  }
+  for (int k = 0; k < nd; k++)
+    shape[k] = 1;
+  for (int i = 0; i < u->nin; i++) {
+    const cuarr_array *a = in[i].array;
+    for (int j = 0; a && j < a->ndim; j++) {
+      int64_t e = a->shape[j], *s = &shape[nd - a->ndim + j];
+      if (e == *s || e == 1)
+        continue;
+      if (*s != 1)
+        return broadcast_error(u, in);
+      *s = e;
+    }
+  }
+  *ndim = nd;
+  return CUARR_OK;
+}
+
+/* The strides that read a at every index of (ndim, shape), which a broadcasts to. */
+static void broadcast_strides(const cuarr_array *a, int ndim, const int64_t *shape, int64_t *out) {
+  for (int k = 0; k < ndim; k++) {
+    int j = k - (ndim - a->ndim);
+    out[k] = j < 0 || (a->shape[j] == 1 && shape[k] != 1) ? 0 : a->strides[j];
+  }
+}
+
+/* A given output: the inputs' shape must broadcast to the output's. */
+static cuarr_status check_out_shape(const cuarr_array *out, int ndim, const int64_t *shape) {
+  bool ok = out->ndim >= ndim;
+  for (int k = 0; ok && k < ndim; k++) {
+    int64_t e = shape[k], o = out->shape[out->ndim - ndim + k];
+    ok = e == o || e == 1;
+  }
+  if (ok)
+    return CUARR_OK;
+  char s1[CUARR_SHAPE_STR_SIZE], s2[CUARR_SHAPE_STR_SIZE];
+  return cuarr_fail(CUARR_VALUE_ERROR,
+                    "non-broadcastable output operand with shape %s doesn't match the broadcast "
+                    "shape %s",
+                    cuarr_shape_format(s1, out->ndim, out->shape),
+                    cuarr_shape_format(s2, ndim, shape));
+}
+
+/* ---- overlap between a given output and the inputs */
+
+/* o and a (read with strides astr over o's shape) are the same elements at the same addresses:
+ * computing in place is then safe, as each element is read before it is written and by no one
+ * else. */
+static bool same_elements(const cuarr_array *o, const cuarr_array *a, const int64_t *astr) {
+  if (cuarr_array_data(o) != cuarr_array_data(a) ||
+      cuarr_dtype_size(o->dtype) != cuarr_dtype_size(a->dtype))
+    return false;
+  for (int k = 0; k < o->ndim; k++) {
+    if (o->shape[k] > 1 && o->strides[k] != astr[k])
+      return false;
+  }
+  return true;
+}
+
+static cuarr_reclaim reclaim_of(const cuarr_context *ctx) {
+  cuarr_reclaim none = {NULL, NULL};
+  return ctx ? ctx->reclaim : none;
+}
+
+/* Inputs that overlap the output in another layout are read from a copy made first. */
+static cuarr_status stage_overlaps(cuarr_context *ctx, const cuarr_ufunc *u, int device,
+                                   const cuarr_array *res, cuarr_ew_arg *args, cuarr_array *tmps) {
+  int64_t astr[CUARR_MAXDIM];
+  for (int i = 0; i < u->nin; i++) {
+    const cuarr_array *a = args[i].array;
+    if (!a || !cuarr_may_overlap(res, a))
+      continue;
+    broadcast_strides(a, res->ndim, res->shape, astr);
+    if (same_elements(res, a, astr))
+      continue;
+    void *stream = device == CUARR_HOST ? NULL : cuarr_ctx_stream(ctx);
+    CUARR_TRY(cuarr_array_empty(device, a->dtype, a->ndim, a->shape, false, stream, reclaim_of(ctx),
+                                &tmps[i]));
+    CUARR_TRY(cuarr_copy(ctx, &tmps[i], a));
+    args[i].array = &tmps[i];
+  }
+  return CUARR_OK;
+}
+
+/* ---- running */
+
+static void run_host(const cuarr_uf_resolved *r, int nin, const cuarr_ew_arg *args,
+                     const cuarr_array *res) {
+  int64_t strides[3][CUARR_MAXDIM] = {{0}};
+  uint64_t scalars[3];
+  cuarr_uf_host_operand ops[4];
+  for (int i = 0; i < nin; i++) {
+    const cuarr_array *a = args[i].array;
+    if (a) {
+      broadcast_strides(a, res->ndim, res->shape, strides[i]);
+      ops[i] = (cuarr_uf_host_operand){cuarr_array_data(a), a->dtype, strides[i]};
+    } else { /* already in the loop's dtype: no conversion per element */
+      cuarr_scalar_store(r->scalar[i], r->in[i], &scalars[i]);
+      ops[i] = (cuarr_uf_host_operand){(char *)&scalars[i], r->in[i], strides[i]};
+    }
+  }
+  ops[nin] = (cuarr_uf_host_operand){cuarr_array_data(res), res->dtype, res->strides};
+  cuarr_uf_host_run(r, nin, ops, res->ndim, res->shape);
+}
+
+static cuarr_status run_device(cuarr_context *ctx, int device, const cuarr_uf_resolved *r, int nin,
+                               const cuarr_ew_arg *args, const cuarr_array *res) {
+  static const char *const names[3] = {"in0", "in1", "in2"};
+  cuarr_ew_operand ops[4];
+  for (int i = 0; i < nin; i++) {
+    ops[i] = (cuarr_ew_operand){
+        .array = args[i].array, .scalar = r->scalar[i], .var_dtype = r->in[i], .name = names[i]};
+  }
+  ops[nin] = (cuarr_ew_operand){.array = res, .var_dtype = r->out, .name = "out0", .output = true};
+  return cuarr_ew_launch(ctx, device, r->device, nin + 1, ops, -1);
+}
+
+cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
+                              const cuarr_ew_arg *in, cuarr_dtype weak_float_dtype,
+                              cuarr_array *out) {
+  if (!u || !in || !out)
+    return cuarr_fail(CUARR_VALUE_ERROR, "cuarr_ufunc_call: no ufunc, inputs or output");
+  const int nin = u->nin;
+  const bool given = out->buf != NULL;
+  for (int i = 0; i < nin; i++) {
+    if (in[i].array)
+      CUARR_TRY(check_array(u, in[i].array, device, "input", i));
+  }
+  if (given)
+    CUARR_TRY(check_array(u, out, device, "the output", -1));
+  if (device != CUARR_HOST && ctx && ctx->stream && ctx->stream->device != device)
+    return cuarr_fail(CUARR_VALUE_ERROR,
+                      "%s: the stream belongs to device %d but the operation runs on device %d",
+                      u->name, ctx->stream->device, device);
+
+  cuarr_uf_resolved r;
+  CUARR_TRY(cuarr_uf_resolve(u, in, weak_float_dtype, &r));
+  int ndim = 0;
+  int64_t shape[CUARR_MAXDIM];
+  CUARR_TRY(broadcast_shape(u, in, &ndim, shape));
+
+  cuarr_array res;
+  if (given) {
+    CUARR_TRY(check_out_shape(out, ndim, shape));
+    if (!cuarr_uf_can_cast_same_kind(r.out, out->dtype))
+      return cuarr_fail(CUARR_TYPE_ERROR,
+                        "Cannot cast ufunc '%s' output from %s to %s with casting rule "
+                        "'same_kind'",
+                        u->name, cuarr_dtype_name(r.out), cuarr_dtype_name(out->dtype));
+    res = *out;
+  } else {
+    void *stream = device == CUARR_HOST ? NULL : cuarr_ctx_stream(ctx);
+    CUARR_TRY(cuarr_array_empty(device, r.out, ndim, shape, false, stream, reclaim_of(ctx), &res));
+  }
+
+  cuarr_status s = CUARR_OK;
+  if (cuarr_array_size(&res) > 0) {
+    cuarr_ew_arg args[3];
+    cuarr_array tmps[3] = {{0}};
+    for (int i = 0; i < nin; i++)
+      args[i] = in[i];
+    if (given)
+      s = stage_overlaps(ctx, u, device, &res, args, tmps);
+    if (s == CUARR_OK && device == CUARR_HOST)
+      run_host(&r, nin, args, &res);
+    else if (s == CUARR_OK)
+      s = run_device(ctx, device, &r, nin, args, &res);
+    for (int i = 0; i < nin; i++) { /* device memory: stream-ordered, safe once queued */
+      if (tmps[i].buf)
+        cuarr_array_release(&tmps[i]);
+    }
+  }
+  if (given)
+    return s;
+  if (s != CUARR_OK) {
+    cuarr_array_release(&res);
+    return s;
+  }
+  *out = res;
+  return CUARR_OK;
+}

@@ -1,0 +1,186 @@
+/*
+ * ew_kernel.c -- cuarr.ElementwiseKernel(in_params, out_params, operation, name, opts).
+ *
+ * The declarations are parsed once, by the core, when the kernel object is made; each call
+ * reads its arguments, binds the type placeholders and runs the kernel variant for those
+ * dtypes and that layout (compiled on first use and cached).  Calls:
+ *   k(x, y)             inputs (arrays or numbers); outputs allocated and returned
+ *   k(x, y, z)          outputs given after the inputs
+ *   k(x, y, {size = n}) the index space, when every parameter is raw
+ */
+#include <string.h>
+
+#include "binding.h"
+
+#define CUARR_EWKERNEL_MT "cuarr.ElementwiseKernel"
+
+typedef struct lkernel {
+  cuarr_ew_kernel *k;
+} lkernel;
+
+static lkernel *check_kernel(lua_State *L, int idx) {
+  lkernel *k = luaL_testudata(L, idx, CUARR_EWKERNEL_MT);
+  if (!k)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be an ElementwiseKernel, got %s",
+                    idx, luaL_typename(L, idx));
+  return k;
+}
+
+static const char *opt_string_field(lua_State *L, int idx, const char *name) {
+  int t = get_option(L, idx, name);
+  const char *v = NULL;
+  if (t == LUA_TSTRING)
+    v = lua_tostring(L, -1);
+  else if (t != LUA_TNIL)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "option '%s' must be a string, got %s", name,
+                    luaL_typename(L, -1));
+  lua_pop(L, 1); /* the string stays alive: the options table holds it */
+  return v;
+}
+
+/* cuarr.ElementwiseKernel(in_params, out_params, operation[, name][, opts]) */
+static int l_elementwise_kernel(lua_State *L) {
+  const char *in_params = check_string(L, 1, "in_params");
+  const char *out_params = check_string(L, 2, "out_params");
+  const char *operation = check_string(L, 3, "operation");
+  int opts = 0;
+  const char *name = "kernel";
+  if (lua_type(L, 4) == LUA_TSTRING) {
+    name = lua_tostring(L, 4);
+    if (lua_istable(L, 5)) opts = 5;
+  } else if (lua_istable(L, 4)) {
+    opts = 4;
+  } else if (!lua_isnoneornil(L, 4)) {
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #4 (name) must be a string, got %s",
+                           luaL_typename(L, 4));
+  }
+  if (opts && opt_string_field(L, opts, "name")) name = opt_string_field(L, opts, "name");
+  cuarr_ew_kernel_options o = {0};
+  const char *options[32];
+  if (opts) {
+    o.preamble = opt_string_field(L, opts, "preamble");
+    o.loop_prep = opt_string_field(L, opts, "loop_prep");
+    o.after_loop = opt_string_field(L, opts, "after_loop");
+    if (get_option(L, opts, "options") == LUA_TTABLE) {
+      lua_Integer n = luaL_len(L, -1);
+      if (n > 32) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most 32 compile options");
+      for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, -1, i);
+        options[i - 1] = check_string(L, -1, "compile option");
+        lua_pop(L, 1); /* kept alive by the options table */
+      }
+      o.options = options;
+      o.n_options = (int)n;
+    } else if (!lua_isnil(L, -1)) {
+      return cuarr_lua_error(L, CUARR_TYPE_ERROR, "option 'options' must be a table of strings");
+    }
+    lua_pop(L, 1);
+  }
+  lkernel *k = lua_newuserdatauv(L, sizeof *k, 0);
+  k->k = NULL;
+  luaL_setmetatable(L, CUARR_EWKERNEL_MT);
+  LTRY(L, cuarr_ew_kernel_new(in_params, out_params, operation, name, &o, &k->k));
+  return 1;
+}
+
+static int kernel_gc(lua_State *L) {
+  lkernel *k = luaL_checkudata(L, 1, CUARR_EWKERNEL_MT);
+  if (k->k) cuarr_ew_kernel_free(k->k);
+  k->k = NULL;
+  return 0;
+}
+
+/* k(inputs...[, outputs...][, {size = n}]) */
+static int kernel_call(lua_State *L) {
+  lstate *S = STATE(L);
+  lkernel *k = check_kernel(L, 1);
+  int nin = cuarr_ew_kernel_nin(k->k), nout = cuarr_ew_kernel_nout(k->k);
+  int nargs = lua_gettop(L) - 1;
+  int64_t size = -1;
+  if (nargs > 0 && lua_istable(L, nargs + 1) && !luaL_testudata(L, nargs + 1, CUARR_ARRAY_MT)) {
+    if (get_option(L, nargs + 1, "size") != LUA_TNIL) {
+      size = check_integer(L, -1, "size");
+      if (size < 0) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "size must be non-negative");
+    }
+    lua_pop(L, 1);
+    nargs--;
+  }
+  if (nargs != nin && nargs != nin + nout)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                           "the kernel takes %d inputs (and optionally %d outputs), got %d "
+                           "arguments",
+                           nin, nout, nargs);
+  int device = lstate_device(L, S);
+  cuarr_ew_arg in[64];
+  if (nin > 64) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most 64 inputs");
+  for (int j = 0; j < nin; j++) {
+    int idx = j + 2;
+    if (luaL_testudata(L, idx, CUARR_ARRAY_MT)) {
+      in[j].array = check_array(L, idx);
+      in[j].weak = false;
+      check_on_current_device(L, S, in[j].array);
+      if (cuarr_array_device(in[j].array) == CUARR_HOST)
+        return cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                               "ElementwiseKernel runs on the device: argument #%d is a host array",
+                               j + 1);
+    } else {
+      in[j].array = NULL;
+      in[j].weak = true;
+      if (!to_scalar(L, idx, &in[j].scalar))
+        return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                               "kernel argument #%d must be an array or a number, got %s", j + 1,
+                               luaL_typename(L, idx));
+    }
+  }
+  /* Outputs: the given arrays, or new userdata the core fills in. */
+  int first_out = lua_gettop(L) + 1;
+  cuarr_array outs[64];
+  if (nout > 64) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most 64 outputs");
+  for (int j = 0; j < nout; j++) {
+    if (nargs == nin + nout) {
+      const cuarr_array *o = check_array(L, nin + 2 + j);
+      check_on_current_device(L, S, o);
+      lua_pushvalue(L, nin + 2 + j);
+      outs[j] = *o;
+    } else {
+      push_array(L, 0);
+      memset(&outs[j], 0, sizeof outs[j]);
+    }
+  }
+  LTRY(L, cuarr_ew_kernel_call(lstate_context(S, device), k->k, device, in, outs, size,
+                               S->default_float));
+  if (nargs != nin + nout) { /* move the new arrays into their userdata */
+    for (int j = 0; j < nout; j++) {
+      cuarr_array *ud = lua_touserdata(L, first_out + j);
+      *ud = outs[j];
+      lstate_account(L, S, ud->buf->nbytes);
+    }
+  }
+  return nout;
+}
+
+static int kernel_index(lua_State *L) {
+  lkernel *k = check_kernel(L, 1);
+  const char *key = luaL_checkstring(L, 2);
+  if (!strcmp(key, "nin"))
+    lua_pushinteger(L, cuarr_ew_kernel_nin(k->k));
+  else if (!strcmp(key, "nout"))
+    lua_pushinteger(L, cuarr_ew_kernel_nout(k->k));
+  else
+    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "ElementwiseKernel has no field '%s'", key);
+  return 1;
+}
+
+void cuarr_lua_open_ew_kernels(lua_State *L, int state_idx) {
+  luaL_newmetatable(L, CUARR_EWKERNEL_MT);
+  const luaL_Reg meta[] = {{"__call", kernel_call}, {"__gc", kernel_gc}, {"__close", kernel_gc},
+                           {"__index", kernel_index}, {NULL, NULL}};
+  lua_pushvalue(L, state_idx);
+  luaL_setfuncs(L, meta, 1);
+  lua_pop(L, 1);
+}
+
+const luaL_Reg cuarr_ew_kernel_functions[] = {
+    {"ElementwiseKernel", l_elementwise_kernel},
+    {NULL, NULL},
+};
