@@ -38,9 +38,13 @@ $(MODULE): $(OBJECTS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -pthread -o $@ $(OBJECTS) -ldl -lm
 
-$(BUILD)/obj/%.o: src/%.c $(HEADERS)
+# kernels/*.cuh count as headers: the host ufunc loops compile the shared math header too.
+$(BUILD)/obj/%.o: src/%.c $(HEADERS) $(KERNELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# The host ufunc loops are worth GCC's vectoriser, which -O2 leaves off.
+$(BUILD)/obj/core/ufunc/host_rows_%.o: ALL_CFLAGS += -O3
 
 $(BUILD)/gen/kernels_embedded.c: $(KERNELS) tools/embed.sh
 	@mkdir -p $(dir $@)

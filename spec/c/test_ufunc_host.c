@@ -3,10 +3,17 @@
  * type resolution with weak scalars, every ufunc on every dtype it has a loop for, edge cases,
  * broadcasting, outputs (given, aliased, cast) and the errors.
  *
- * The expected dtypes and values were printed by NumPy 2.4 (np.promote_types,
- * ufunc.resolve_dtypes, and the ufuncs themselves on the inputs below) and are embedded here.
- * Where cuarr chooses differently from NumPy (integer division, reciprocal and negative powers
- * give 0 instead of garbage or an error), the cases are hand-computed in the edge-case tests.
+ * The expected dtypes and values were printed by NumPy 2.4.6 and are embedded here:
+ *  - promote_table: np.promote_types(a, b);
+ *  - resolutions: getattr(np, name).resolve_dtypes((np.dtype(a), np.dtype(b), None)) for the
+ *    loop's first input and output ('x' where it raises), and with `int` / `float` (NumPy's
+ *    weak Python scalars) as the second dtype;
+ *  - value_cases: the ufunc applied to np.array(values, dtype) (np.core.umath.clip for clip),
+ *    values written as str(np.dtype(dt).type(x)), which round-trips in the dtype.
+ * The inputs avoid what cuarr decides differently from NumPy (integer reciprocal of 0, which
+ * NumPy leaves undefined; integers to negative powers, which NumPy refuses; max/min of +0 and
+ * -0, which NumPy's vectorised loops answer differently per dtype): those cases are
+ * hand-computed in the edge-case tests below.
  */
 #include <math.h>
 #include <stdlib.h>

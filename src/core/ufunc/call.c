@@ -124,14 +124,10 @@ static bool same_elements(const cuarr_array *o, const cuarr_array *a, const int6
   return true;
 }
 
-static cuarr_reclaim reclaim_of(const cuarr_context *ctx) {
-  cuarr_reclaim none = {NULL, NULL};
-  return ctx ? ctx->reclaim : none;
-}
-
 /* Inputs that overlap the output in another layout are read from a copy made first. */
 static cuarr_status stage_overlaps(cuarr_context *ctx, const cuarr_ufunc *u, int device,
-                                   const cuarr_array *res, cuarr_ew_arg *args, cuarr_array *tmps) {
+                                   CUstream stream, const cuarr_array *res, cuarr_ew_arg *args,
+                                   cuarr_array *tmps) {
   int64_t astr[CUARR_MAXDIM];
   for (int i = 0; i < u->nin; i++) {
     const cuarr_array *a = args[i].array;
@@ -140,9 +136,8 @@ static cuarr_status stage_overlaps(cuarr_context *ctx, const cuarr_ufunc *u, int
     broadcast_strides(a, res->ndim, res->shape, astr);
     if (same_elements(res, a, astr))
       continue;
-    void *stream = device == CUARR_HOST ? NULL : cuarr_ctx_stream(ctx);
-    CUARR_TRY(cuarr_array_empty(device, a->dtype, a->ndim, a->shape, false, stream, reclaim_of(ctx),
-                                &tmps[i]));
+    CUARR_TRY(cuarr_array_empty(device, a->dtype, a->ndim, a->shape, false, stream,
+                                cuarr_ctx_reclaim(ctx), &tmps[i]));
     CUARR_TRY(cuarr_copy(ctx, &tmps[i], a));
     args[i].array = &tmps[i];
   }
@@ -195,10 +190,9 @@ cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int devi
   }
   if (given)
     CUARR_TRY(check_array(u, out, device, "the output", -1));
-  if (device != CUARR_HOST && ctx && ctx->stream && ctx->stream->device != device)
-    return cuarr_fail(CUARR_VALUE_ERROR,
-                      "%s: the stream belongs to device %d but the operation runs on device %d",
-                      u->name, ctx->stream->device, device);
+  CUstream stream = NULL; /* host work has none */
+  if (device != CUARR_HOST)
+    CUARR_TRY(cuarr_ctx_stream_for(ctx, device, &stream));
 
   cuarr_uf_resolved r;
   CUARR_TRY(cuarr_uf_resolve(u, in, weak_float_dtype, &r));
@@ -216,8 +210,8 @@ cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int devi
                         u->name, cuarr_dtype_name(r.out), cuarr_dtype_name(out->dtype));
     res = *out;
   } else {
-    void *stream = device == CUARR_HOST ? NULL : cuarr_ctx_stream(ctx);
-    CUARR_TRY(cuarr_array_empty(device, r.out, ndim, shape, false, stream, reclaim_of(ctx), &res));
+    CUARR_TRY(
+        cuarr_array_empty(device, r.out, ndim, shape, false, stream, cuarr_ctx_reclaim(ctx), &res));
   }
 
   cuarr_status s = CUARR_OK;
@@ -227,7 +221,7 @@ cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int devi
     for (int i = 0; i < nin; i++)
       args[i] = in[i];
     if (given)
-      s = stage_overlaps(ctx, u, device, &res, args, tmps);
+      s = stage_overlaps(ctx, u, device, stream, &res, args, tmps);
     if (s == CUARR_OK && device == CUARR_HOST)
       run_host(&r, nin, args, &res);
     else if (s == CUARR_OK)
