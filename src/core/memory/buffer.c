@@ -5,6 +5,7 @@
  * variable) releases it at once, while views may still hold the struct; they then see
  * ptr == NULL and refuse to run.  The struct goes when the last reference does.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -16,6 +17,32 @@ typedef struct pooled_buffer {
   cuarr_pool *pool;
   cuarr_block *block;
 } pooled_buffer;
+
+/* Buffer structs are recycled through a small free list, so that making and dropping arrays
+ * in a loop (c = a + b) allocates no C heap memory once warm.  Every struct has the size of
+ * the largest kind (a pooled_buffer). */
+enum { SPARE_STRUCTS = 256 };
+static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *spare[SPARE_STRUCTS];
+static int n_spare;
+
+static void *struct_alloc(void) {
+  void *p = NULL;
+  pthread_mutex_lock(&spare_lock);
+  if (n_spare > 0) p = spare[--n_spare];
+  pthread_mutex_unlock(&spare_lock);
+  return p ? p : malloc(sizeof(pooled_buffer));
+}
+
+static void struct_free(void *p) {
+  pthread_mutex_lock(&spare_lock);
+  if (n_spare < SPARE_STRUCTS) {
+    spare[n_spare++] = p;
+    p = NULL;
+  }
+  pthread_mutex_unlock(&spare_lock);
+  free(p);
+}
 
 static void release_malloc(cuarr_buffer *b) { free(b->ptr); }
 
@@ -65,12 +92,12 @@ static cuarr_status out_of_host_memory(size_t nbytes) {
 /* A block of pool for stream, wrapped in a new buffer. */
 static cuarr_status new_pooled(cuarr_pool *pool, int device, bool pinned, size_t nbytes,
                                void *stream, cuarr_reclaim reclaim, cuarr_buffer **out) {
-  pooled_buffer *pb = malloc(sizeof *pb);
+  pooled_buffer *pb = struct_alloc();
   if (!pb)
     return out_of_host_memory(sizeof *pb);
   cuarr_status s = cuarr_pool_alloc(pool, nbytes, stream, reclaim, &pb->block);
   if (s != CUARR_OK) {
-    free(pb);
+    struct_free(pb);
     return s;
   }
   pb->pool = pool;
@@ -91,11 +118,11 @@ cuarr_status cuarr_buffer_new_host(size_t nbytes, bool pinned, cuarr_reclaim rec
   }
   (void)reclaim; /* the C heap has no cache of ours to reclaim from */
   bool mapped = nbytes >= MAP_THRESHOLD;
-  cuarr_buffer *b = malloc(sizeof *b);
+  cuarr_buffer *b = struct_alloc();
   /* a 0-byte buffer still has an address */
   void *ptr = mapped ? map_host(nbytes) : malloc(nbytes ? nbytes : 1);
   if (!b || !ptr) {
-    free(b);
+    if (b) struct_free(b);
     if (ptr && mapped)
       munmap(ptr, mapped_size(nbytes));
     else
@@ -122,7 +149,7 @@ cuarr_status cuarr_buffer_new_device(int device, size_t nbytes, void *stream, cu
 cuarr_status cuarr_buffer_wrap(void *ptr, size_t nbytes, int device, bool pinned,
                                void (*release)(cuarr_buffer *b), void *release_state,
                                cuarr_buffer **out) {
-  cuarr_buffer *b = malloc(sizeof *b);
+  cuarr_buffer *b = struct_alloc();
   if (!b)
     return out_of_host_memory(sizeof *b);
   buffer_init(b, ptr, nbytes, device, pinned, release, release_state, NULL);
@@ -136,7 +163,7 @@ void cuarr_buffer_release(cuarr_buffer *b) {
   if (!b || __atomic_fetch_sub(&b->refs, 1, __ATOMIC_ACQ_REL) != 1)
     return;
   cuarr_buffer_free(b);
-  free(b); /* a pooled_buffer starts with its buffer: the same pointer */
+  struct_free(b); /* a pooled_buffer starts with its buffer: the same pointer */
 }
 
 void cuarr_buffer_free(cuarr_buffer *b) {
