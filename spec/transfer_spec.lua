@@ -310,3 +310,23 @@ describe("transfers", function()
     end)
   end)
 end)
+
+describe("staged transfers", function()
+  -- Sizes just past a multiple of the staging threads' share: every byte must arrive.
+  for _, n in ipairs { (1 << 20) + 3, (1 << 23) + 1, 3 * (1 << 22) + 5 } do
+    H.gpu_it("move every byte of " .. n .. " uint8 elements both ways", function()
+      local h = cuarr.cpu.empty(n, "uint8")
+      h:fill(7)
+      h[n] = 200
+      h[n - 1] = 199
+      local d = cuarr.to_device(h)
+      assert.are.equal(200, d[n])
+      assert.are.equal(199, d[n - 1])
+      d[n] = 201
+      local back = d:get()
+      assert.are.equal(201, back[n])
+      assert.are.equal(199, back[n - 1])
+      assert.are.equal(7, back[n - 2])
+    end)
+  end
+end)

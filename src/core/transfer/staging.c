@@ -36,7 +36,7 @@ static void parallel_memcpy(void *dst, const void *src, size_t n) {
   copy_part parts[COPY_THREADS];
   pthread_t threads[COPY_THREADS];
   bool started[COPY_THREADS] = {false};
-  size_t per = (n / COPY_THREADS + 63) & ~(size_t)63;
+  size_t per = ((n + COPY_THREADS - 1) / COPY_THREADS + 63) & ~(size_t)63;
   for (int t = 0; t < COPY_THREADS; t++) {
     size_t off = per * (size_t)t < n ? per * (size_t)t : n;
     size_t len = n - off < per ? n - off : per;
