@@ -78,8 +78,7 @@ static bool batch_compile(batch *b, const char *what) {
   char *cubin = NULL;
   size_t size = 0;
   if (ok) {
-    cuarr_status s =
-        cuarr_nvrtc_compile(b->source, what, fast_options, n_fast, 90, &cubin, &size);
+    cuarr_status s = cuarr_nvrtc_compile(b->source, what, fast_options, n_fast, 90, &cubin, &size);
     if (s != CUARR_OK)
       printf("# %s\n", cuarr_last_error());
     ok = s == CUARR_OK;
@@ -140,12 +139,10 @@ static cuarr_array descriptor; /* an array operand with no data (buf NULL) */
 static cuarr_ew_program add_program = {.name = "add", .operation = "out0 = in0 + in1;"};
 
 static void test_names_and_text(void) {
-  cuarr_ew_operand ops[3] = {{.array = &descriptor, .var_dtype = CUARR_FLOAT32, .name = "in0"},
-                             {.array = &descriptor, .var_dtype = CUARR_FLOAT32, .name = "in1"},
-                             {.array = &descriptor,
-                              .var_dtype = CUARR_FLOAT32,
-                              .name = "out0",
-                              .output = true}};
+  cuarr_ew_operand ops[3] = {
+      {.array = &descriptor, .var_dtype = CUARR_FLOAT32, .name = "in0"},
+      {.array = &descriptor, .var_dtype = CUARR_FLOAT32, .name = "in1"},
+      {.array = &descriptor, .var_dtype = CUARR_FLOAT32, .name = "out0", .output = true}};
   cuarr_dtype st[3] = {CUARR_FLOAT32, CUARR_FLOAT32, CUARR_FLOAT32};
   char *name = NULL, *src = cuarr_ew_source(&add_program, 3, ops, st, 0, false, &name);
   CHECK(src && name && strcmp(name, "add_contig_v4_i32_f4f4f4") == 0,
@@ -196,12 +193,10 @@ static void test_index_use(void) {
 
 /* Every layout class of the plain add, both index widths, as one program. */
 static void test_add_variants(void) {
-  cuarr_ew_operand ops[3] = {{.array = &descriptor, .var_dtype = CUARR_FLOAT32, .name = "in0"},
-                             {.array = &descriptor, .var_dtype = CUARR_FLOAT32, .name = "in1"},
-                             {.array = &descriptor,
-                              .var_dtype = CUARR_FLOAT32,
-                              .name = "out0",
-                              .output = true}};
+  cuarr_ew_operand ops[3] = {
+      {.array = &descriptor, .var_dtype = CUARR_FLOAT32, .name = "in0"},
+      {.array = &descriptor, .var_dtype = CUARR_FLOAT32, .name = "in1"},
+      {.array = &descriptor, .var_dtype = CUARR_FLOAT32, .name = "out0", .output = true}};
   cuarr_dtype st[3] = {CUARR_FLOAT32, CUARR_FLOAT32, CUARR_FLOAT32};
   batch b = {0};
   for (int wide = 0; wide < 2; wide++)
@@ -278,7 +273,9 @@ static void test_user_features(void) {
                    "acc += y // a comment on the last line",
       .after_loop = "if (acc == (T)-1) v[0] = acc",
   };
-  cuarr_array raw3 = {.dtype = CUARR_FLOAT64, .ndim = 3, .shape = {2, 3, 4},
+  cuarr_array raw3 = {.dtype = CUARR_FLOAT64,
+                      .ndim = 3,
+                      .shape = {2, 3, 4},
                       .strides = {8, 16 * 8, 48 * 8}}; /* transposed: not C-contiguous */
   cuarr_array raw0 = {.dtype = CUARR_FLOAT64, .ndim = 0};
   cuarr_array raw1 = {.dtype = CUARR_FLOAT64, .ndim = 1, .shape = {10}, .strides = {8}};
@@ -324,15 +321,13 @@ static void test_user_features(void) {
 
 /* ---------------------------------------------------------------- ElementwiseKernel */
 
-static cuarr_status make(const char *in, const char *out, const char *name,
-                         cuarr_ew_kernel **k) {
+static cuarr_status make(const char *in, const char *out, const char *name, cuarr_ew_kernel **k) {
   return cuarr_ew_kernel_new(in, out, "y = x", name, NULL, k);
 }
 
 static void test_parse(void) {
   cuarr_ew_kernel *k = NULL;
-  CHECK(cuarr_ew_kernel_new("float32 x, T y, raw T z", "T w", "w = x", "k", NULL, &k) ==
-                CUARR_OK &&
+  CHECK(cuarr_ew_kernel_new("float32 x, T y, raw T z", "T w", "w = x", "k", NULL, &k) == CUARR_OK &&
             cuarr_ew_kernel_nin(k) == 3 && cuarr_ew_kernel_nout(k) == 1,
         "\"float32 x, T y, raw T z\" -> \"T w\": 3 inputs, 1 output");
   cuarr_ew_kernel_free(k);
@@ -344,11 +339,10 @@ static void test_parse(void) {
   k = NULL;
   CHECK(make("_non_const raw bool x", "U y", "k", &k) == CUARR_OK, "CuPy's _non_const keyword");
   cuarr_ew_kernel_free(k);
-  cuarr_ew_kernel_options o = {.preamble = "", .options = (const char *[]){"-DX=1"},
-                               .n_options = 1};
+  cuarr_ew_kernel_options o = {
+      .preamble = "", .options = (const char *[]){"-DX=1"}, .n_options = 1};
   k = NULL;
-  CHECK(cuarr_ew_kernel_new("T x", "T y", "y = x", "k", &o, &k) == CUARR_OK,
-        "options are kept");
+  CHECK(cuarr_ew_kernel_new("T x", "T y", "y = x", "k", &o, &k) == CUARR_OK, "options are kept");
   cuarr_ew_kernel_free(k);
 
   struct {
@@ -400,8 +394,7 @@ static void test_call_errors(void) {
   cuarr_array out[2];
   memset(out, 0, sizeof out);
   cuarr_ew_arg in[2] = {{.array = &f32}, {.array = &f32}};
-  CHECK(cuarr_ew_kernel_call(NULL, k, CUARR_HOST, in, out, -1, CUARR_FLOAT64) ==
-            CUARR_VALUE_ERROR,
+  CHECK(cuarr_ew_kernel_call(NULL, k, CUARR_HOST, in, out, -1, CUARR_FLOAT64) == CUARR_VALUE_ERROR,
         "a call on the host is a ValueError");
   in[1].array = &h;
   CHECK(cuarr_ew_kernel_call(NULL, k, 0, in, out, -1, CUARR_FLOAT64) == CUARR_VALUE_ERROR &&
@@ -474,8 +467,8 @@ int main(void) {
   }
   char *probe = NULL;
   size_t probe_size = 0;
-  if (cuarr_nvrtc_compile("extern \"C\" __global__ void probe() {}\n", "probe.cu", fast_options,
-                          1, 90, &probe, &probe_size) == CUARR_OK)
+  if (cuarr_nvrtc_compile("extern \"C\" __global__ void probe() {}\n", "probe.cu", fast_options, 1,
+                          90, &probe, &probe_size) == CUARR_OK)
     n_fast = 1;
   free(probe);
   struct timespec t0;

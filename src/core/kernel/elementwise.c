@@ -32,7 +32,7 @@
 
 static cuarr_status operand_error(const cuarr_ew_program *p, const cuarr_ew_operand *o,
                                   const char *why) {
-  return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s, operand %s: %s", p->name ? p->name : "?",
+  return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s, operand %s: %s", p->name,
                     o->name ? o->name : "?", why);
 }
 
@@ -56,19 +56,18 @@ static bool broadcast_strides(const cuarr_array *a, int ndim, const int64_t *sha
   return true;
 }
 
-static cuarr_status broadcast_error(const cuarr_ew_program *p, const cuarr_ew_operand *o,
-                                    int ndim, const int64_t *shape) {
+static cuarr_status broadcast_error(const cuarr_ew_program *p, const cuarr_ew_operand *o, int ndim,
+                                    const int64_t *shape) {
   char from[CUARR_SHAPE_STR_SIZE], into[CUARR_SHAPE_STR_SIZE];
-  return cuarr_fail(CUARR_VALUE_ERROR,
-                    "kernel %s: operand %s of shape %s does not broadcast to the shape %s",
-                    p->name ? p->name : "?", o->name ? o->name : "?",
-                    cuarr_shape_format(from, o->array->ndim, o->array->shape),
-                    cuarr_shape_format(into, ndim, shape));
+  return cuarr_fail(
+      CUARR_VALUE_ERROR, "kernel %s: operand %s of shape %s does not broadcast to the shape %s",
+      p->name, o->name ? o->name : "?", cuarr_shape_format(from, o->array->ndim, o->array->shape),
+      cuarr_shape_format(into, ndim, shape));
 }
 
 /* The shape the non-raw inputs broadcast to (when no output gives it). */
-static cuarr_status broadcast_inputs(const cuarr_ew_program *p, int n,
-                                     const cuarr_ew_operand *ops, int *ndim, int64_t *shape) {
+static cuarr_status broadcast_inputs(const cuarr_ew_program *p, int n, const cuarr_ew_operand *ops,
+                                     int *ndim, int64_t *shape) {
   *ndim = 0;
   for (int k = 0; k < n; k++) {
     const cuarr_array *a = ops[k].array;
@@ -119,13 +118,13 @@ static bool overlaps_an_output(int n, const cuarr_ew_operand *ops, int k, int nd
 /* ---------------------------------------------------------------- planning */
 
 typedef struct slot {
-  int op;             /* the operand */
-  char *data;         /* address of element (0, ..., 0) */
+  int op;     /* the operand */
+  char *data; /* address of element (0, ..., 0) */
   int64_t itemsize;
-  int64_t *strides;   /* CUARR_MAXDIM of them, in elements */
-  int64_t origin;     /* elements from base to element (0, ..., 0) */
-  CUdeviceptr base;   /* the lowest element touched */
-  bool splat;         /* vectorised strided loops: stride 0 along the inner axis */
+  int64_t *strides; /* CUARR_MAXDIM of them, in elements */
+  int64_t origin;   /* elements from base to element (0, ..., 0) */
+  CUdeviceptr base; /* the lowest element touched */
+  bool splat;       /* vectorised strided loops: stride 0 along the inner axis */
 } slot;
 
 typedef struct plan {
@@ -380,8 +379,7 @@ static cuarr_status kernel_for(int device, cuarr_ew_cache *cache, cuarr_ew_progr
   }
   char *name = NULL, *source = NULL;
   CUARR_TRY(cuarr_ew_key_source(program, ops, key, &source, &name));
-  cuarr_status s =
-      cuarr_kernel_get(device, source, name, program->options, program->n_options, &f);
+  cuarr_status s = cuarr_kernel_get(device, source, name, program->options, program->n_options, &f);
   free(source);
   free(name);
   if (s == CUARR_OK)
@@ -392,8 +390,8 @@ static cuarr_status kernel_for(int device, cuarr_ew_cache *cache, cuarr_ew_progr
 }
 
 static unsigned grid_for(const plan *p, unsigned max_blocks) {
-  int64_t per_thread = p->vec > 1                     ? (int64_t)p->vec * CUARR_EW_VECTOR_UNROLL
-                       : p->layout == CUARR_EW_CONTIG ? 1
+  int64_t per_thread = p->vec > 1                      ? (int64_t)p->vec * CUARR_EW_VECTOR_UNROLL
+                       : p->layout == CUARR_EW_CONTIG  ? 1
                        : p->layout == CUARR_EW_GENERIC ? CUARR_EW_GENERIC_BATCH
                                                        : CUARR_EW_STRIDED_BATCH;
   int64_t per_block = CUARR_EW_THREADS * per_thread;
@@ -433,7 +431,8 @@ static cuarr_status launch_checked(cuarr_ew_cache *cache, int device, CUstream s
     if (!o->array || o->raw)
       continue;
     slot *sl = &p.slots[sn];
-    *sl = (slot){.op = k, .data = cuarr_array_data(o->array),
+    *sl = (slot){.op = k,
+                 .data = cuarr_array_data(o->array),
                  .itemsize = (int64_t)cuarr_dtype_size(o->array->dtype),
                  .strides = all_strides + (size_t)sn * CUARR_MAXDIM};
     if (k == lead)
@@ -533,8 +532,7 @@ static cuarr_status launch_staged(cuarr_context *ctx, cuarr_ew_cache *cache, int
   cuarr_reclaim none = {NULL, NULL};
   for (int k = 0; k < n && s == CUARR_OK; k++) {
     copy[k] = ops[k];
-    if (!ops[k].array || ops[k].raw || ops[k].output ||
-        !overlaps_an_output(n, ops, k, ndim, shape))
+    if (!ops[k].array || ops[k].raw || ops[k].output || !overlaps_an_output(n, ops, k, ndim, shape))
       continue;
     const cuarr_array *a = ops[k].array;
     s = cuarr_array_empty(device, a->dtype, a->ndim, a->shape, false, stream,
@@ -544,8 +542,7 @@ static cuarr_status launch_staged(cuarr_context *ctx, cuarr_ew_cache *cache, int
     copy[k].array = &tmp[k];
   }
   if (s == CUARR_OK)
-    s = launch_checked(cache, device, stream, program, n, copy, n_slots, lead, ndim, shape,
-                       count);
+    s = launch_checked(cache, device, stream, program, n, copy, n_slots, lead, ndim, shape, count);
   for (int k = 0; tmp && k < n; k++)
     if (tmp[k].buf)
       cuarr_array_release(&tmp[k]);
@@ -556,18 +553,18 @@ static cuarr_status launch_staged(cuarr_context *ctx, cuarr_ew_cache *cache, int
 
 cuarr_status cuarr_ew_launch(cuarr_context *ctx, int device, cuarr_ew_program *program, int n,
                              const cuarr_ew_operand *ops, int64_t size) {
-  if (!program || !program->operation)
-    return cuarr_fail(CUARR_VALUE_ERROR, "an elementwise launch needs a program");
+  if (!program || !program->name || !program->operation)
+    return cuarr_fail(CUARR_VALUE_ERROR, "an elementwise launch needs a named program");
   if (n < 0 || n > CUARR_EW_MAX_OPERANDS || (n > 0 && !ops))
-    return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s: %d operands (at most %d)",
-                      program->name ? program->name : "?", n, CUARR_EW_MAX_OPERANDS);
+    return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s: %d operands (at most %d)", program->name, n,
+                      CUARR_EW_MAX_OPERANDS);
   if (device == CUARR_HOST)
     return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s runs on the device, not on host arrays",
-                      program->name ? program->name : "?");
+                      program->name);
   if (ctx && ctx->stream && ctx->stream->device != device)
     return cuarr_fail(CUARR_VALUE_ERROR,
                       "the stream belongs to device %d but kernel %s runs on device %d",
-                      ctx->stream->device, program->name ? program->name : "?", device);
+                      ctx->stream->device, program->name, device);
   cuarr_ew_cache *cache;
   CUARR_TRY(cuarr_ew_cache_of(program, &cache));
 
@@ -608,8 +605,7 @@ cuarr_status cuarr_ew_launch(cuarr_context *ctx, int device, cuarr_ew_program *p
     shape[0] = size;
   } else if (size >= 0) {
     return cuarr_fail(CUARR_VALUE_ERROR,
-                      "kernel %s: a size can be given only when every array is raw",
-                      program->name);
+                      "kernel %s: a size can be given only when every array is raw", program->name);
   } else if (lead >= 0) {
     ndim = ops[lead].array->ndim;
     memcpy(shape, ops[lead].array->shape, (size_t)ndim * sizeof *shape);
@@ -617,8 +613,10 @@ cuarr_status cuarr_ew_launch(cuarr_context *ctx, int device, cuarr_ew_program *p
     CUARR_TRY(broadcast_inputs(program, n, ops, &ndim, shape));
   }
   int64_t count = 1;
-  for (int d = 0; d < ndim; d++)
-    count *= shape[d]; /* fits: an array has this shape, or the broadcast of several */
+  for (int d = 0; d < ndim; d++) /* inputs alone can broadcast to more than int64 counts */
+    if (__builtin_mul_overflow(count, shape[d], &count))
+      return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s: the broadcast shape is too large",
+                        program->name);
   if (n_slots == 0)
     count = size;
 
@@ -657,6 +655,5 @@ cuarr_status cuarr_ew_launch(cuarr_context *ctx, int device, cuarr_ew_program *p
   if (stage)
     return launch_staged(ctx, cache, device, stream, program, n, ops, n_slots, lead, ndim, shape,
                          count);
-  return launch_checked(cache, device, stream, program, n, ops, n_slots, lead, ndim, shape,
-                        count);
+  return launch_checked(cache, device, stream, program, n, ops, n_slots, lead, ndim, shape, count);
 }

@@ -13,7 +13,10 @@ typedef struct cuarr_ew_operand {
   const cuarr_array *array; /* NULL: a scalar, passed by value */
   cuarr_scalar scalar;      /* when array == NULL */
   cuarr_dtype var_dtype;    /* the variable's type in the operation (the element is loaded and
-                               converted to it; an output is converted back when stored) */
+                               converted to it; an output is converted back when stored).  A
+                               float16 variable is of the class `float16`
+                               (kernels/elementwise_half.cuh): it converts to and from float
+                               and __half_t and has the arithmetic operators */
   const char *name;         /* its name in the operation: "in0", "x", ... (a C identifier) */
   bool raw;                 /* raw: the operation indexes it itself (name[j]); not broadcast */
   bool output;              /* written by the operation */
@@ -26,7 +29,9 @@ typedef struct cuarr_ew_operand {
 
 /* An operation and everything around it.  `cache` belongs to the engine (the compiled
  * variants: one per operand dtypes, layout class and index width); start it as NULL and keep
- * the program alive as long as it is used (static for built-ins). */
+ * the program alive as long as it is used (static for built-ins).  The operands' names and
+ * type names belong with the program: give the same ones on every launch of it (the cache is
+ * keyed by the operands' dtypes, kinds and flags and the layout, not by names). */
 typedef struct cuarr_ew_program {
   const char *name;      /* base of the kernel names (a C identifier) */
   const char *operation; /* the loop body, e.g. "out0 = in0 + in1;" */

@@ -24,8 +24,8 @@ typedef struct entry {
 } entry;
 
 typedef struct table {
-  size_t mask;          /* slots - 1; slots is a power of two, at most half full */
-  struct table *older;  /* tables this one replaced, freed with the cache */
+  size_t mask;         /* slots - 1; slots is a power of two, at most half full */
+  struct table *older; /* tables this one replaced, freed with the cache */
   _Atomic(entry *) slots[];
 } table;
 
@@ -68,8 +68,8 @@ cuarr_status cuarr_ew_cache_of(cuarr_ew_program *program, cuarr_ew_cache **out) 
       pthread_mutex_init(&c->lock, NULL);
       /* An operation that does not use `i` cannot tell in which order elements are visited,
        * so the launcher may reorder axes for coalesced access. */
-      c->any_order = !cuarr_ew_uses_index(program->operation) &&
-                     !cuarr_ew_macros_use_index(program->preamble);
+      c->any_order =
+          !cuarr_ew_uses_index(program->operation) && !cuarr_ew_macros_use_index(program->preamble);
       __atomic_store_n(&program->cache, c, __ATOMIC_RELEASE);
     } else {
       free(c);

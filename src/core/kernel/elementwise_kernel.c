@@ -25,7 +25,7 @@
 
 typedef struct param {
   char *name;
-  int dtype;          /* a cuarr_dtype, or -1 for a placeholder */
+  int dtype;           /* a cuarr_dtype, or -1 for a placeholder */
   char placeholder[2]; /* its one-letter name */
   bool raw;
 } param;
@@ -92,8 +92,8 @@ static cuarr_status parse_param(const char *s, size_t n, const char *which, para
     while (i < n && !isspace((unsigned char)s[i]))
       i++;
     if (count == 8)
-      return cuarr_fail(CUARR_VALUE_ERROR, "syntax error in %s parameter \"%.*s\"", which,
-                        (int)n, s);
+      return cuarr_fail(CUARR_VALUE_ERROR, "syntax error in %s parameter \"%.*s\"", which, (int)n,
+                        s);
     tok[count] = s + start;
     len[count++] = i - start;
   }
@@ -208,7 +208,6 @@ cuarr_status cuarr_ew_kernel_new(const char *in_params, const char *out_params,
     s = parse_list(out_params, "output", k->params, &count);
   k->nout = count - k->nin;
   if (s != CUARR_OK) { /* names parsed so far are freed with the kernel */
-    k->nout = count - k->nin;
     cuarr_ew_kernel_free(k);
     return s;
   }
@@ -278,10 +277,9 @@ static cuarr_status bind_array(const param *p, const cuarr_array *a, binding *b)
   if (p->dtype >= 0)
     return cuarr_fail(CUARR_TYPE_ERROR, "type mismatch: parameter %s is %s, the array is %s",
                       p->name, cuarr_dtype_name((cuarr_dtype)want), cuarr_dtype_name(a->dtype));
-  return cuarr_fail(CUARR_TYPE_ERROR,
-                    "type mismatch: parameter %s is %s (bound to %s), the array is %s", p->name,
-                    p->placeholder, cuarr_dtype_name((cuarr_dtype)want),
-                    cuarr_dtype_name(a->dtype));
+  return cuarr_fail(
+      CUARR_TYPE_ERROR, "type mismatch: parameter %s is %s (bound to %s), the array is %s", p->name,
+      p->placeholder, cuarr_dtype_name((cuarr_dtype)want), cuarr_dtype_name(a->dtype));
 }
 
 static bool is_host(const cuarr_array *a) { return cuarr_array_device(a) == CUARR_HOST; }
@@ -289,8 +287,8 @@ static bool is_host(const cuarr_array *a) { return cuarr_array_device(a) == CUAR
 static cuarr_status check_device_array(const param *p, const cuarr_array *a) {
   CUARR_TRY(cuarr_array_check_live(a));
   if (is_host(a))
-    return cuarr_fail(CUARR_VALUE_ERROR,
-                      "ElementwiseKernel runs on the device: %s is a host array", p->name);
+    return cuarr_fail(CUARR_VALUE_ERROR, "ElementwiseKernel runs on the device: %s is a host array",
+                      p->name);
   return CUARR_OK;
 }
 
@@ -351,7 +349,7 @@ cuarr_status cuarr_ew_kernel_call(cuarr_context *ctx, cuarr_ew_kernel *k, int de
     if ((unsigned)sd >= CUARR_NDTYPES)
       return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s: scalar %s of unknown dtype", k->name,
                         ins[j].name);
-    cuarr_dtype d = !in[j].weak            ? sd
+    cuarr_dtype d = !in[j].weak                ? sd
                     : cuarr_dtype_is_bool(sd)  ? CUARR_BOOL
                     : cuarr_dtype_is_float(sd) ? weak_float_dtype
                                                : CUARR_INT64;
@@ -380,7 +378,9 @@ cuarr_status cuarr_ew_kernel_call(cuarr_context *ctx, cuarr_ew_kernel *k, int de
   int64_t shape[CUARR_MAXDIM];
   bool any_array = false;
   for (int j = 0; j < k->nin + k->nout; j++) {
-    const cuarr_array *a = j < k->nin ? in[j].array : outputs[j - k->nin].buf ? &outputs[j - k->nin] : NULL;
+    const cuarr_array *a = j < k->nin                ? in[j].array
+                           : outputs[j - k->nin].buf ? &outputs[j - k->nin]
+                                                     : NULL;
     if (!a || k->params[j].raw)
       continue;
     if (!broadcast_into(&ndim, shape, a)) {

@@ -62,7 +62,8 @@ static void put(text *t, const char *s) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static void putf(text *t, const char *fmt, ...) {
+static void
+putf(text *t, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(NULL, 0, fmt, ap);
@@ -248,8 +249,8 @@ static void put_element(gen *g, access a, const char *index, const char *in) {
     if (!is_array(g, k))
       continue;
     const char *vt = vctype(g, k);
-    putf(t, "%s%s%s %s = cuarr_cast<%s>(", in, is_output(g, k) ? "" : "const ", vt,
-         g->ops[k].name, vt);
+    putf(t, "%s%s%s %s = cuarr_cast<%s>(", in, is_output(g, k) ? "" : "const ", vt, g->ops[k].name,
+         vt);
     if (a == ACCESS_CONTIG)
       putf(t, "cuarr_load(_cuarr_p%d + _cuarr_e));\n", k);
     else if (a == ACCESS_LANE && !is_splat(g, k))
@@ -269,8 +270,8 @@ static void put_element(gen *g, access a, const char *index, const char *in) {
     else if (a == ACCESS_LANE)
       putf(t, "%s_cuarr_v%d[_cuarr_u].v[_cuarr_k] = cuarr_cast<%s>(%s);\n", in, k, st, name);
     else
-      putf(t, "%s_cuarr_p%d[_cuarr_off[_cuarr_u][%d]] = cuarr_cast<%s>(%s);\n", in, k,
-           g->slot[k], st, name);
+      putf(t, "%s_cuarr_p%d[_cuarr_off[_cuarr_u][%d]] = cuarr_cast<%s>(%s);\n", in, k, g->slot[k],
+           st, name);
   }
 }
 
@@ -374,7 +375,8 @@ static void put_strided(gen *g) {
            "_cuarr_off[_cuarr_u][%d]);\n",
            k, v, k, g->slot[k]);
     else
-      putf(t, "          _cuarr_v%d[_cuarr_u] = cuarr_load(_cuarr_p%d + _cuarr_off[_cuarr_u][%d]);\n",
+      putf(t,
+           "          _cuarr_v%d[_cuarr_u] = cuarr_load(_cuarr_p%d + _cuarr_off[_cuarr_u][%d]);\n",
            k, k, g->slot[k]);
   }
   putf(t,
