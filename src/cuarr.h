@@ -408,7 +408,8 @@ int cuarr_ew_kernel_nin(const cuarr_ew_kernel *k);
 int cuarr_ew_kernel_nout(const cuarr_ew_kernel *k);
 /* Run it: args are nin inputs then nout outputs; outputs[j] given (buf != NULL) or allocated
  * here (buf == NULL).  Placeholder types are bound from the arguments as CuPy binds them.
- * size >= 0 gives the index space when every parameter is raw (else it must be -1). */
+ * size >= 0 gives the index space when every input is raw (else it must be -1); outputs not
+ * given are then made with shape (size,). */
 cuarr_status cuarr_ew_kernel_call(cuarr_context *ctx, cuarr_ew_kernel *k, int device,
                                   const cuarr_ew_arg *in, cuarr_array *outputs, int64_t size,
                                   cuarr_dtype weak_float_dtype);

@@ -90,7 +90,9 @@ static void compile_batch(job *j, int first, int end) {
     }
     /* after the first kernel, only the kernel itself: the rest is include-guarded anyway */
     const char *part = src;
-    if (k > first) {
+    /* ...except the float16 class, which only sources with float16 operands carry */
+    bool brings_half = strstr(src, "struct float16") && !(program && strstr(program, "struct float16"));
+    if (k > first && !brings_half) {
       const char *kernel = strstr(src, "\nextern \"C\" __global__");
       part = kernel ? kernel : src;
     }

@@ -27,6 +27,12 @@ cuarr_status cuarr_nvrtc_compile(const char *source, const char *program_name,
 cuarr_status cuarr_kernel_get(int device, const char *source, const char *kernel_name,
                               const char *const *options, int n_options, CUfunction *out);
 /* cuLaunchKernel with the status checked. */
+/* Launch as a programmatic dependent of the work before it on the stream (Hopper and newer):
+ * the kernel may be scheduled while its predecessor finishes, so it must begin with
+ * `griddepcontrol.wait` (CUARR_DEPENDENT_WAIT in generated code) before touching memory.
+ * Falls back to a plain launch on older devices. */
+cuarr_status cuarr_launch_dependent(int device, CUfunction f, unsigned grid, unsigned block,
+                                    unsigned shared_bytes, CUstream stream, void **args);
 cuarr_status cuarr_launch(CUfunction f, unsigned grid, unsigned block, unsigned shared_bytes,
                           CUstream stream, void **args);
 

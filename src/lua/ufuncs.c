@@ -108,11 +108,14 @@ static void push_ufunc(lua_State *L, int state_idx, const cuarr_ufunc *u, bool h
   lua_pushcclosure(L, ufunc_call, 4);
 }
 
-/* Other names NumPy gives the same ufuncs. */
+/* Other names NumPy (2) gives the same ufuncs: the registry's aliases (registry.c). */
 static const char *const aliases[][2] = {
     {"true_divide", "divide"}, {"abs", "absolute"},     {"pow", "power"},
-    {"mod", "remainder"},      {"bitwise_not", "invert"}, {"bitwise_left_shift", "left_shift"},
-    {"bitwise_right_shift", "right_shift"},
+    {"mod", "remainder"},      {"bitwise_not", "invert"}, {"bitwise_invert", "invert"},
+    {"bitwise_left_shift", "left_shift"}, {"bitwise_right_shift", "right_shift"},
+    {"asin", "arcsin"},        {"acos", "arccos"},      {"atan", "arctan"},
+    {"atan2", "arctan2"},      {"asinh", "arcsinh"},    {"acosh", "arccosh"},
+    {"atanh", "arctanh"},
 };
 
 /* Set every ufunc (and alias) in the table at the top of the stack. */

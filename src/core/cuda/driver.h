@@ -67,7 +67,8 @@
   X(cuModuleGetFunction)                                                                           \
   X(cuModuleGetGlobal)                                                                             \
   X(cuFuncSetAttribute)                                                                            \
-  X(cuLaunchKernel)
+  X(cuLaunchKernel)                                                                                \
+  X(cuLaunchKernelEx)
 
 #define CUARR_NVRTC_FUNCTIONS(X)                                                                   \
   X(nvrtcVersion)                                                                                  \

@@ -505,7 +505,8 @@ static cuarr_status launch_checked(cuarr_ew_cache *cache, int device, CUstream s
   } else {
     pack_layout(&p, arg_next(&a, layout_bytes(&p)));
   }
-  s = cuarr_launch(f, grid_for(&p, max_blocks), CUARR_EW_THREADS, 0, stream, a.ptrs);
+  s = cuarr_launch_dependent(device, f, grid_for(&p, max_blocks), CUARR_EW_THREADS, 0, stream,
+                             a.ptrs);
 
 done:
   if (a.bytes != (unsigned char *)stack_args)

@@ -453,7 +453,13 @@ cuarr_status cuarr_ew_kernel_call(cuarr_context *ctx, cuarr_ew_kernel *k, int de
       if (!ops[j].array)
         ops[j].raw = false; /* a scalar for a raw parameter is just a scalar */
     }
-    s = cuarr_ew_launch(ctx, device, &k->program, k->nin + k->nout, ops, size);
+    /* With `size`, any non-raw array here is an output just made with shape (size,): its
+     * shape gives the loop (as in CuPy), and the engine takes a size only for all-raw calls. */
+    int64_t launch_size = size;
+    for (int j = 0; j < k->nin + k->nout && launch_size >= 0; j++)
+      if (ops[j].array && !ops[j].raw)
+        launch_size = -1;
+    s = cuarr_ew_launch(ctx, device, &k->program, k->nin + k->nout, ops, launch_size);
   }
   if (s != CUARR_OK)
     for (int j = 0; j < k->nout; j++)

@@ -16,7 +16,7 @@
 #define CUARR_EW_THREADS 256
 /* Elements in flight per thread: vectors per operand in the vectorised loops, elements in the
  * strided ones (the generic loop takes fewer: its offsets cost more code per element). */
-#define CUARR_EW_VECTOR_UNROLL 2
+#define CUARR_EW_VECTOR_UNROLL 1
 #define CUARR_EW_STRIDED_BATCH 4
 #define CUARR_EW_GENERIC_BATCH 2
 

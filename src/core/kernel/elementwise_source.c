@@ -437,8 +437,15 @@ static void put_program(gen *g, const char *kernel_name) {
   const cuarr_ew_key *key = g->key;
   put(t, cuarr_kernel_source_common_cuh);
   put(t, "\n");
-  put(t, cuarr_kernel_source_elementwise_half_cuh);
-  put(t, "\n");
+  /* The float16 class only where a float16 operand needs it: it is a fifth of what NVRTC
+   * parses, and a new kernel's first call waits for that compile. */
+  bool half = false;
+  for (int k = 0; k < key->n; k++)
+    half = half || key->op[k][0] == CUARR_FLOAT16 || key->op[k][1] == CUARR_FLOAT16;
+  if (half) {
+    put(t, cuarr_kernel_source_elementwise_half_cuh);
+    put(t, "\n");
+  }
   put(t, cuarr_kernel_source_elementwise_cu);
   put(t, "\n");
   /* Placeholder typedefs, each once (repeating an identical typedef is legal C++ anyway). */
@@ -460,6 +467,9 @@ static void put_program(gen *g, const char *kernel_name) {
        kernel_name);
   put_parameters(g, it);
   putf(t, ") {\n  typedef %s _cuarr_I;\n", it);
+  /* Launched as a programmatic dependent (cuarr_launch_dependent): wait for the previous
+   * kernel's memory before anything reads or writes it. */
+  put(t, "#if __CUDA_ARCH__ >= 900\n  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n#endif\n");
   if (key->layout == CUARR_EW_CONTIG)
     put(t, "  const cuarr_ew_indexer _ind = {(long long)_cuarr_n};\n");
   else

@@ -450,3 +450,33 @@ cuarr_status cuarr_launch(CUfunction f, unsigned grid, unsigned block, unsigned 
       cuarr_cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shared_bytes, stream, args, NULL),
       "cuLaunchKernel");
 }
+
+cuarr_status cuarr_launch_dependent(int device, CUfunction f, unsigned grid, unsigned block,
+                                    unsigned shared_bytes, CUstream stream, void **args) {
+  /* Per device, once: 1 = plain launches only, 2 = dependent launches (sm_90 and newer).  A
+   * relaxed atomic: every thread computes the same answer. */
+  static int dependent_ok[64];
+  int ok = device >= 0 && device < 64 ? __atomic_load_n(&dependent_ok[device], __ATOMIC_RELAXED) : 1;
+  if (ok == 0) {
+    int arch = 0;
+    ok = cuarr_device_arch(device, &arch) == CUARR_OK && arch >= 90 ? 2 : 1;
+    __atomic_store_n(&dependent_ok[device], ok, __ATOMIC_RELAXED);
+  }
+  if (ok != 2)
+    return cuarr_launch(f, grid, block, shared_bytes, stream, args);
+  CUlaunchAttribute attr;
+  memset(&attr, 0, sizeof attr);
+  attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attr.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig config;
+  memset(&config, 0, sizeof config);
+  config.gridDimX = grid;
+  config.gridDimY = config.gridDimZ = 1;
+  config.blockDimX = block;
+  config.blockDimY = config.blockDimZ = 1;
+  config.sharedMemBytes = shared_bytes;
+  config.hStream = stream;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  return cuarr_cu_check(cuarr_cu.cuLaunchKernelEx(&config, f, args, NULL), "cuLaunchKernelEx");
+}
