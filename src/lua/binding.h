@@ -94,6 +94,7 @@ bool cuarr_lua_get_method(lua_State *L, const char *cls, const char **key);
 
 /* ---- ndarray.c */
 cuarr_array *check_array(lua_State *L, int idx); /* a live array, or raise */
+cuarr_array *to_array(lua_State *L, int idx);    /* NULL if not an array (closed/freed too) */
 cuarr_array *test_array(lua_State *L, int idx);  /* NULL if not an array (freed ones too) */
 /* Push a new array userdata, zeroed (no buffer): fill it in place, so the GC owns it even if
  * an error is raised halfway.  base_idx: the stack index of the array it views, or 0. */

@@ -97,7 +97,7 @@ static int kernel_call(lua_State *L) {
   int nin = cuarr_ew_kernel_nin(k->k), nout = cuarr_ew_kernel_nout(k->k);
   int nargs = lua_gettop(L) - 1;
   int64_t size = -1;
-  if (nargs > 0 && lua_istable(L, nargs + 1) && !luaL_testudata(L, nargs + 1, CUARR_ARRAY_MT)) {
+  if (nargs > 0 && lua_istable(L, nargs + 1) && !to_array(L, nargs + 1)) {
     if (get_option(L, nargs + 1, "size") != LUA_TNIL) {
       size = check_integer(L, -1, "size");
       if (size < 0) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "size must be non-negative");
@@ -115,7 +115,7 @@ static int kernel_call(lua_State *L) {
   if (nin > 64) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most 64 inputs");
   for (int j = 0; j < nin; j++) {
     int idx = j + 2;
-    if (luaL_testudata(L, idx, CUARR_ARRAY_MT)) {
+    if (to_array(L, idx)) {
       in[j].array = check_array(L, idx);
       in[j].weak = false;
       check_on_current_device(L, S, in[j].array);

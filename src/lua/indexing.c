@@ -167,7 +167,7 @@ int cuarr_array_newindex(lua_State *L) {
   if (lua_type(L, 3) == LUA_TTABLE) {
     src = host_array_from_lua(L, S, 3, dst->dtype);
   } else {
-    src = luaL_testudata(L, 3, CUARR_ARRAY_MT);
+    src = to_array(L, 3);
     if (!src)
       return cuarr_lua_error(L, CUARR_TYPE_ERROR,
                              "an array element can be set to a number, boolean, table or array, "

@@ -90,7 +90,7 @@ static int array_set(lua_State *L) {
 static int array_copy_to_host(lua_State *L) {
   lstate *S = STATE(L);
   check_array(L, 1);
-  if (luaL_testudata(L, 2, CUARR_ARRAY_MT)) {
+  if (to_array(L, 2)) {
     const cuarr_array *a = check_array(L, 1), *h = check_array(L, 2);
     if (cuarr_array_device(h) != CUARR_HOST)
       return cuarr_lua_error(L, CUARR_VALUE_ERROR, "copy_to_host: the destination is not a host array");

@@ -19,7 +19,7 @@
 
 /* Read argument idx as an operand; returns the array's device, or `none` for a scalar. */
 static int read_operand(lua_State *L, int idx, cuarr_ew_arg *arg, int none, const char *ufunc) {
-  cuarr_array *a = luaL_testudata(L, idx, CUARR_ARRAY_MT);
+  cuarr_array *a = to_array(L, idx);
   if (a) {
     arg->array = check_array(L, idx);
     arg->weak = false;

@@ -468,8 +468,14 @@ static void put_program(gen *g, const char *kernel_name) {
   put_parameters(g, it);
   putf(t, ") {\n  typedef %s _cuarr_I;\n", it);
   /* Launched as a programmatic dependent (cuarr_launch_dependent): wait for the previous
-   * kernel's memory before anything reads or writes it. */
-  put(t, "#if __CUDA_ARCH__ >= 900\n  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n#endif\n");
+   * kernel to finish and its memory to be visible before anything reads or writes it, then
+   * let the next kernel on the stream be scheduled at once, so that its launch overlaps this
+   * one's run (it waits in turn).  The next one starts only after every block of this one has
+   * started, so it never takes a multiprocessor this kernel still needs. */
+  put(t, "#if __CUDA_ARCH__ >= 900\n"
+         "  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
+         "  asm volatile(\"griddepcontrol.launch_dependents;\");\n"
+         "#endif\n");
   if (key->layout == CUARR_EW_CONTIG)
     put(t, "  const cuarr_ew_indexer _ind = {(long long)_cuarr_n};\n");
   else

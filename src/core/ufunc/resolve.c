@@ -23,6 +23,7 @@
  *
  * Everything here is table lookups and a dozen comparisons: it runs on every call.
  */
+#include <string.h>
 #include "ufunc/ufunc.h"
 
 static const cuarr_dtype search_order[CUARR_NDTYPES] = {
@@ -273,6 +274,36 @@ static cuarr_status weak_out_of_range(const cuarr_ufunc *u, int i, cuarr_scalar 
   return out_of_bounds(*s, d);
 }
 
+/* The loop chosen for (ufunc, effective input dtypes), remembered per thread: the search
+ * through the loops and the casting table costs more than the rest of a small call, and a
+ * script calls few combinations over and over.  Direct-mapped; a miss just searches again. */
+enum { MEMO_SLOTS = 128 };
+typedef struct memo_entry {
+  const cuarr_ufunc *u;
+  uint8_t eff[3];
+  cuarr_uf_resolved r;
+} memo_entry;
+static _Thread_local memo_entry memo[MEMO_SLOTS];
+
+static cuarr_status choose_loop_memo(const cuarr_ufunc *u, const cuarr_ew_arg *in,
+                                     cuarr_dtype weak_float, const cuarr_dtype *eff,
+                                     cuarr_uf_resolved *r) {
+  uint8_t e[3] = {0, 0, 0};
+  for (int i = 0; i < u->nin && i < 3; i++)
+    e[i] = (uint8_t)eff[i];
+  size_t h = ((uintptr_t)u >> 4) * 31u + e[0] * 131u + e[1] * 17u + e[2];
+  memo_entry *m = &memo[h % MEMO_SLOTS];
+  if (m->u == u && memcmp(m->eff, e, 3) == 0) {
+    *r = m->r;
+    return CUARR_OK;
+  }
+  CUARR_TRY(choose_loop(u, in, weak_float, eff, r));
+  m->u = u;
+  memcpy(m->eff, e, 3);
+  m->r = *r;
+  return CUARR_OK;
+}
+
 cuarr_status cuarr_uf_resolve(const cuarr_ufunc *u, const cuarr_ew_arg *in,
                               cuarr_dtype weak_float_dtype, cuarr_uf_resolved *r) {
   if (!valid(weak_float_dtype) || !cuarr_dtype_is_float(weak_float_dtype))
@@ -281,7 +312,7 @@ cuarr_status cuarr_uf_resolve(const cuarr_ufunc *u, const cuarr_ew_arg *in,
   cuarr_dtype eff[3];
   CUARR_TRY(input_dtypes(u, in, weak_float_dtype, eff));
   r->u = u;
-  CUARR_TRY(choose_loop(u, in, weak_float_dtype, eff, r));
+  CUARR_TRY(choose_loop_memo(u, in, weak_float_dtype, eff, r));
   for (int i = 0; i < u->nin; i++) {
     if (in[i].array)
       continue;
