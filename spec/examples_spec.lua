@@ -1,0 +1,16 @@
+-- Every example script runs to the end (on the GPU when the machine has one, on host arrays
+-- otherwise: each example picks for itself).
+local H = require("spec.helper").bind(_ENV)
+local _ = H
+
+describe("examples", function()
+  for _, name in ipairs { "quickstart", "elementwise" } do
+    it(name .. ".lua runs", function()
+      local p = assert(io.popen("lua5.4 examples/" .. name .. ".lua 2>&1"))
+      local out = p:read("a")
+      local ok = p:close()
+      assert.is_true(ok, out)
+      assert.is_true(#out > 0)
+    end)
+  end
+end)
