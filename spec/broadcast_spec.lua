@@ -28,12 +28,7 @@ local JUNK = { float32 = 12345.5, int32 = 77777, float64 = -4242.25 }
 
 -- ---------------------------------------------------------------- helpers
 
-local function same(g, w)
-  if w ~= w then return type(g) == "number" and g ~= g end
-  if g ~= w or mtype(g) ~= mtype(w) then return false end
-  if w == 0 and mtype(w) == "float" then return (1 / g < 0) == (1 / w < 0) end
-  return true
-end
+local same = A.same
 
 local function flat_values(a)
   local t = a:totable()

@@ -15,20 +15,9 @@ local type, mtype, ipairs, tostring = type, math.type, ipairs, tostring
 local fmt = string.format
 local NAN, INF = 0 / 0, math.huge
 
-local function same(g, w)
-  if type(w) == "boolean" then return g == w end
-  if w ~= w then return type(g) == "number" and g ~= g end
-  if g ~= w or mtype(g) ~= mtype(w) then return false end
-  if w == 0 and mtype(w) == "float" then return (1 / g < 0) == (1 / w < 0) end
-  return true
-end
+local same = A.same
 
-local function values(a)
-  if a.dtype == "uint64" then a = a:astype("int64") end
-  local t = a:totable()
-  if type(t) ~= "table" then return { t } end
-  return H.flat(t)
-end
+local values = A.values
 
 -- got (an array) holds f(k) at every position k, of dtype dt.
 local function check(got, dt, f, what)

@@ -17,12 +17,7 @@ local fmt = string.format
 local INF = math.huge
 local U63 = 1 << 63 -- as uint64: 2^63
 
-local function values(a)
-  if a.dtype == "uint64" then a = a:astype("int64") end
-  local t = a:totable()
-  if type(t) ~= "table" then return { t } end
-  return H.flat(t)
-end
+local values = A.values
 
 -- A Lua value of dtype dt as the number it stands for.
 local function num(v, dt)

@@ -26,14 +26,7 @@ local NAN, INF = 0 / 0, huge
 
 -- ---------------------------------------------------------------- helpers
 
--- Exactly the same value: NaN is NaN, the sign of a float zero counts, integer vs float too.
-local function same(g, w)
-  if type(w) == "boolean" then return g == w end
-  if w ~= w then return type(g) == "number" and g ~= g end
-  if g ~= w or mtype(g) ~= mtype(w) then return false end
-  if w == 0 and mtype(w) == "float" then return (1 / g < 0) == (1 / w < 0) end
-  return true
-end
+local same = A.same
 
 local function show(v)
   if type(v) == "number" then
@@ -43,14 +36,7 @@ local function show(v)
   return tostring(v)
 end
 
--- The values of a result as a flat Lua list (uint64 through int64: the same 64 bits as Lua
--- integers, where plain reads would give floats from 2^63 on).
-local function values(a)
-  if a.dtype == "uint64" then a = a:astype("int64") end
-  local t = a:totable()
-  if type(t) ~= "table" then return { t } end
-  return H.flat(t)
-end
+local values = A.values
 
 local function array(xp, list, dt) return xp.array(list, dt) end
 

@@ -59,6 +59,24 @@ A.same_value = same_value
 local function show(v) return tostring(v) .. " (" .. (mtype(v) or type(v)) .. ")" end
 A.show = show
 
+-- Exactly the same value: NaN is NaN, the sign of a float zero counts, integer vs float too.
+function A.same(g, w)
+  if type(w) == "boolean" then return g == w end
+  if w ~= w then return type(g) == "number" and g ~= g end
+  if g ~= w or mtype(g) ~= mtype(w) then return false end
+  if w == 0 and mtype(w) == "float" then return (1 / g < 0) == (1 / w < 0) end
+  return true
+end
+
+-- The values of a result as a flat Lua list (uint64 through int64: the same 64 bits as Lua
+-- integers, where plain reads would give floats from 2^63 on).
+function A.values(a)
+  if a.dtype == "uint64" then a = a:astype("int64") end
+  local t = a:totable()
+  if type(t) ~= "table" then return { t } end
+  return require("spec.helper").flat(t)
+end
+
 -- The first difference between nested tables, or nil; `at` is the index path so far (the
 -- message is built only for a difference, so large tables compare quickly).
 local function diff(g, w, at)

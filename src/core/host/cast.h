@@ -1,8 +1,9 @@
 /*
  * cast.h -- cuarr's casting rules as inline C functions.
  *
- * One definition of the rules, used by cuarr_scalar_store (array/dtype.c) and by the typed host
- * loops (host/host_copy.c), so a copy and a scalar store can never disagree:
+ * One definition of the rules, used by cuarr_scalar_store (array/dtype.c) and by the typed
+ * conversion rows (host/cast_rows.c: host copies and the ufunc host loops), so a copy, a ufunc
+ * and a scalar store can never disagree:
  *  - float -> integer saturates to the type's range, NaN becomes 0, negatives become 0 for
  *    unsigned types (the GPU kernels implement the same rules);
  *  - integer -> integer wraps (two's complement), as NumPy's casts do;
@@ -189,5 +190,10 @@ static inline double cuarr_cast_float64_from_f64(double f) { return f; }
 #define CUARR_CAST_FROM_U(dst, x) cuarr_cast_##dst##_from_u64(x)
 #define CUARR_CAST_FROM_H(dst, x) cuarr_cast_##dst##_from_f64((double)cuarr_cast_half_to_float(x))
 #define CUARR_CAST_FROM_F(dst, x) cuarr_cast_##dst##_from_f64((double)(x))
+
+/* ---- host/cast_rows.c: n elements converted with these rules, d stepping ds bytes and s
+ * stepping ss bytes, by [dst][src] dtype (the host copies and the ufunc host loops) */
+typedef void (*cuarr_cast_row_fn)(char *d, int64_t ds, const char *s, int64_t ss, int64_t n);
+extern const cuarr_cast_row_fn cuarr_cast_rows[CUARR_NDTYPES][CUARR_NDTYPES];
 
 #endif

@@ -2,9 +2,9 @@
  * host_copy.c -- dst[...] = src for host arrays: broadcasting, any strides, dtype conversion
  * with the casting rules of cuarr_scalar_store (both use host/cast.h), overlap handled.
  *
- * Speed comes from typed row functions, one per (dst, src) dtype pair, generated below; each
- * has a branch for contiguous rows, which the compiler can vectorise.  Same-dtype copies move
- * bytes (memcpy for contiguous rows), keeping NaN payloads as NumPy does.
+ * Speed comes from typed row functions, one per (dst, src) dtype pair (cuarr_cast_rows, in
+ * host/cast_rows.c); each has a branch for contiguous rows, which the compiler can vectorise.
+ * Same-dtype copies move bytes (memcpy for contiguous rows), keeping NaN payloads as NumPy does.
  */
 #include <stdlib.h>
 
@@ -12,39 +12,6 @@
 #include "host/cast.h"
 #include "host/iterate.h"
 #include "internal.h"
-
-/* ---- the 144 typed rows */
-
-#define TYPEDEFS(_, name, ENUM, load_t, store_t, cls)                                              \
-  typedef load_t load_##name;                                                                      \
-  typedef store_t store_##name;
-CUARR_DTYPE_LIST(TYPEDEFS, _)
-#undef TYPEDEFS
-
-#define ROW_BODY(dst, src, cls, DSTEP, SSTEP)                                                      \
-  for (int64_t k = 0; k < n; k++) {                                                                \
-    load_##src x;                                                                                  \
-    memcpy(&x, s + k * (SSTEP), sizeof x);                                                         \
-    store_##dst r = CUARR_CAST_FROM_##cls(dst, x);                                                 \
-    memcpy(d + k * (DSTEP), &r, sizeof r);                                                         \
-  }
-#define DEFINE_ROW(dst, src, ENUM, load_t, store_t, cls)                                           \
-  static void row_##src##_to_##dst(char *d, int64_t ds, const char *s, int64_t ss, int64_t n) {    \
-    if (ds == (int64_t)sizeof(store_##dst) && ss == (int64_t)sizeof(load_t)) {                     \
-      ROW_BODY(dst, src, cls, (int64_t)sizeof(store_##dst), (int64_t)sizeof(load_t))               \
-    } else {                                                                                       \
-      ROW_BODY(dst, src, cls, ds, ss)                                                              \
-    }                                                                                              \
-  }
-#define DEFINE_ROWS_TO(_, dst, ENUM, load_t, store_t, cls) CUARR_DTYPE_LIST2(DEFINE_ROW, dst)
-CUARR_DTYPE_LIST(DEFINE_ROWS_TO, _)
-
-#define ROW_ENTRY(dst, src, ENUM, load_t, store_t, cls) [ENUM] = row_##src##_to_##dst,
-#define ROW_TABLE_LINE(_, dst, ENUM, load_t, store_t, cls)                                         \
-  [ENUM] = {CUARR_DTYPE_LIST2(ROW_ENTRY, dst)},
-static const cuarr_host_row_fn rows[CUARR_NDTYPES][CUARR_NDTYPES] = {/* [dst][src] */
-                                                                     CUARR_DTYPE_LIST(
-                                                                         ROW_TABLE_LINE, _)};
 
 /* ---- broadcasting and checks */
 
@@ -131,7 +98,7 @@ cuarr_status cuarr_host_copy(const cuarr_array *dst, const cuarr_array *src) {
     s = tmp;
   }
   cuarr_host_row_fn row =
-      dst->dtype == src->dtype ? cuarr_host_raw_row(dsize) : rows[dst->dtype][src->dtype];
+      dst->dtype == src->dtype ? cuarr_host_raw_row(dsize) : cuarr_cast_rows[dst->dtype][src->dtype];
   cuarr_host_iterate(dst->ndim, dst->shape, d, dst->strides, s, sstrides, row);
   free(tmp);
   return CUARR_OK;

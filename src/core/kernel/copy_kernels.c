@@ -18,6 +18,7 @@
 
 #include "array/shape_format.h"
 #include "kernel/copy_source.h"
+#include "kernel/util.h"
 
 /* Devices with a kernel table (ordinals 0..MAX_DEVICES-1). */
 #define MAX_DEVICES 64
@@ -167,16 +168,6 @@ typedef struct plan {
   CUdeviceptr base[2];              /* each operand's lowest touched element */
 } plan;
 
-/* *acc += extent_minus_1 * |stride|; false on overflow. */
-static bool add_extent(int64_t extent_minus_1, int64_t stride, int64_t *acc) {
-  int64_t term;
-  if (stride == INT64_MIN)
-    return false;
-  if (__builtin_mul_overflow(extent_minus_1, stride < 0 ? -stride : stride, &term))
-    return false;
-  return !__builtin_add_overflow(*acc, term, acc);
-}
-
 /* Visit the elements in an order of our choosing, as a copy or a fill may (every element is
  * independent): flip the axes along which dst steps backwards (in every operand, moving the
  * data addresses to the other end), then order the axes by dst's strides, largest first.
@@ -243,12 +234,8 @@ static cuarr_status plan_make(plan *p, int ndim, const int64_t *shape, int64_t n
 
   bool contig = p->ndim == 1, fits = n <= INT32_MAX;
   for (int k = 0; k < n_ops; k++) {
-    int64_t below = 0, above = 0; /* elements before and after element (0,...,0) */
-    bool ok = true;
-    for (int d = 0; d < p->ndim && ok; d++)
-      ok = add_extent(p->shape[d] - 1, p->strides[k][d], p->strides[k][d] < 0 ? &below : &above);
-    int64_t span;
-    if (!ok || __builtin_add_overflow(below, above, &span))
+    int64_t below, span;
+    if (!cuarr_span_of(p->ndim, p->shape, p->strides[k], &below, &span))
       return cuarr_fail(CUARR_VALUE_ERROR, "array strides are too large to index");
     p->origin[k] = below;
     p->base[k] = (CUdeviceptr)(data[k] - below * (int64_t)itemsize[k]);

@@ -23,6 +23,7 @@
 
 #include "array/shape_format.h"
 #include "kernel/elementwise_private.h"
+#include "kernel/util.h"
 
 /* Array operands whose strides fit on the stack, and kernel-parameter bytes likewise. */
 #define STACK_SLOTS 16
@@ -138,16 +139,6 @@ typedef struct plan {
   int vec;
 } plan;
 
-/* *acc += extent_minus_1 * |stride|; false on overflow. */
-static bool add_extent(int64_t extent_minus_1, int64_t stride, int64_t *acc) {
-  int64_t term;
-  if (stride == INT64_MIN)
-    return false;
-  if (__builtin_mul_overflow(extent_minus_1, stride < 0 ? -stride : stride, &term))
-    return false;
-  return !__builtin_add_overflow(*acc, term, acc);
-}
-
 /* Flip the axes along which the lead slot steps backwards (in every slot, moving the data
  * addresses to the other end), then order the axes by its strides, largest first. */
 static void reorder_axes(plan *p, int lead) {
@@ -219,11 +210,8 @@ static cuarr_status plan_layout(plan *p, const cuarr_ew_program *program, bool a
   int64_t widest = 0;
   for (int s = 0; s < p->n_slots; s++) {
     slot *sl = &p->slots[s];
-    int64_t below = 0, above = 0, span;
-    bool ok = true;
-    for (int d = 0; d < p->ndim && ok; d++)
-      ok = add_extent(p->shape[d] - 1, sl->strides[d], sl->strides[d] < 0 ? &below : &above);
-    if (!ok || __builtin_add_overflow(below, above, &span))
+    int64_t below, span;
+    if (!cuarr_span_of(p->ndim, p->shape, sl->strides, &below, &span))
       return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s: array strides are too large to index",
                         program->name);
     sl->origin = below;

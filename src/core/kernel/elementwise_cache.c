@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "kernel/elementwise_private.h"
+#include "kernel/util.h"
 
 typedef struct entry {
   uint64_t hash;
@@ -87,20 +88,7 @@ cuarr_status cuarr_ew_cache_of(cuarr_ew_program *program, cuarr_ew_cache **out) 
 bool cuarr_ew_cache_any_order(const cuarr_ew_cache *c) { return c->any_order; }
 
 uint64_t cuarr_ew_key_hash(const cuarr_ew_key *k) {
-  const unsigned char *p = (const unsigned char *)k;
-  size_t n = cuarr_ew_key_bytes(k);
-  const uint64_t m = 0x9e3779b97f4a7c15u;
-  uint64_t h = 0xcbf29ce484222325u;
-  for (; n >= 8; p += 8, n -= 8) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    h = (h ^ w) * m;
-    h ^= h >> 29;
-  }
-  uint64_t w = 0;
-  memcpy(&w, p, n);
-  h = (h ^ w ^ ((uint64_t)n << 56)) * m;
-  return h ^ (h >> 32);
+  return cuarr_hash_bytes(CUARR_HASH_SEED, k, cuarr_ew_key_bytes(k));
 }
 
 static entry *find_in(table *t, const cuarr_ew_key *k, size_t bytes, uint64_t hash) {

@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "kernel/disk_cache.h"
+#include "kernel/util.h"
 
 /* ---------------------------------------------------------------- compiling */
 
@@ -204,29 +205,13 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static kernel_entry **slots;
 static size_t n_slots, n_entries;
 
-/* Eight bytes at a time (the sources are kilobytes long and hashed on every call); collisions
- * cost only a comparison, since a hit compares the whole key. */
-static uint64_t hash_bytes(uint64_t h, const char *p, size_t n) {
-  const uint64_t k = 0x9e3779b97f4a7c15u;
-  for (; n >= 8; p += 8, n -= 8) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    h = (h ^ w) * k;
-    h ^= h >> 29;
-  }
-  uint64_t w = 0;
-  memcpy(&w, p, n);
-  h = (h ^ w ^ ((uint64_t)n << 56)) * k;
-  return h ^ (h >> 32);
-}
-
 static uint64_t key_hash(int device, const char *source, const char *name,
                          const char *const *options, int n_options) {
-  uint64_t h = 0xcbf29ce484222325u ^ (uint64_t)(unsigned)device ^ ((uint64_t)n_options << 32);
-  h = hash_bytes(h, name, strlen(name));
-  h = hash_bytes(h, source, strlen(source));
+  uint64_t h = CUARR_HASH_SEED ^ (uint64_t)(unsigned)device ^ ((uint64_t)n_options << 32);
+  h = cuarr_hash_bytes(h, name, strlen(name));
+  h = cuarr_hash_bytes(h, source, strlen(source));
   for (int i = 0; i < n_options; i++)
-    h = hash_bytes(h, options[i], strlen(options[i]));
+    h = cuarr_hash_bytes(h, options[i], strlen(options[i]));
   return h;
 }
 

@@ -11,6 +11,7 @@
  * buffer on the stack (inputs before the row, the output after it), so one typed row per loop
  * serves every combination of storage dtypes, and nothing is allocated.
  */
+#include "host/cast.h"
 #include "ufunc/ufunc.h"
 
 enum { BLOCK = 256, MAXOP = 4 };
@@ -44,15 +45,15 @@ static void convert_row(const run *st, char *const *p, const int64_t *s, int64_t
       if (i < nin) {
         /* an input broadcast along the row converts once */
         int64_t count = s[i] == 0 ? 1 : m;
-        cuarr_uf_cast_rows[st->want[i]][st->have[i]](buf[i], qs[i], at, s[i], count);
+        cuarr_cast_rows[st->want[i]][st->have[i]](buf[i], qs[i], at, s[i], count);
         if (s[i] == 0)
           qs[i] = 0;
       }
     }
     st->r->host(q, qs, m);
     if (st->convert[nin]) {
-      cuarr_uf_cast_rows[st->have[nin]][st->want[nin]](p[nin] + k0 * s[nin], s[nin], buf[nin],
-                                                       qs[nin], m);
+      cuarr_cast_rows[st->have[nin]][st->want[nin]](p[nin] + k0 * s[nin], s[nin], buf[nin],
+                                                    qs[nin], m);
     }
   }
 }

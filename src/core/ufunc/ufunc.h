@@ -207,8 +207,4 @@ typedef struct cuarr_uf_host_operand {
 void cuarr_uf_host_run(const cuarr_uf_resolved *r, int nin, const cuarr_uf_host_operand *ops,
                        int ndim, const int64_t *shape);
 
-/* ---- host_cast.c: n elements converted with cuarr's casting rules, by [dst][src] dtype */
-typedef void (*cuarr_uf_cast_row)(char *d, int64_t ds, const char *s, int64_t ss, int64_t n);
-extern const cuarr_uf_cast_row cuarr_uf_cast_rows[CUARR_NDTYPES][CUARR_NDTYPES];
-
 #endif

@@ -1,10 +1,10 @@
 /*
- * host_cast.c -- converting rows of elements between dtypes for the host loops (an input to the
- * loop's dtype, the loop's result to the output's), with cuarr's casting rules from host/cast.h:
- * the same conversions as host copies and as the device kernels' loads and stores.
+ * cast_rows.c -- the 144 typed conversion rows, one per (dst, src) dtype pair, with cuarr's
+ * casting rules from host/cast.h: used by host copies (host/host_copy.c) and by the ufunc host
+ * loops (an input to the loop's dtype, the loop's result to the output's), the same conversions
+ * as the device kernels' loads and stores.
  */
 #include "host/cast.h"
-#include "ufunc/ufunc.h"
 
 #define TYPEDEFS(_, name, ENUM, load_t, store_t, cls)                                              \
   typedef load_t load_##name;                                                                      \
@@ -19,7 +19,7 @@ CUARR_DTYPE_LIST(TYPEDEFS, _)
     store_##dst r = CUARR_CAST_FROM_##cls(dst, x);                                                 \
     memcpy(d + k * (DSTEP), &r, sizeof r);                                                         \
   }
-/* The loops convert contiguous blocks, so that case gets its own (vectorisable) loop. */
+/* Contiguous rows (the ufunc loops' blocks, most copies) get their own (vectorisable) loop. */
 #define DEFINE_ROW(dst, src, ENUM, load_t, store_t, cls)                                           \
   static void cast_##src##_to_##dst(char *d, int64_t ds, const char *s, int64_t ss, int64_t n) {   \
     if (ds == (int64_t)sizeof(store_##dst) && ss == (int64_t)sizeof(load_t)) {                     \
@@ -33,5 +33,6 @@ CUARR_DTYPE_LIST(DEFINE_ROWS_TO, _)
 
 #define ENTRY(dst, src, ENUM, load_t, store_t, cls) [ENUM] = cast_##src##_to_##dst,
 #define TABLE_LINE(_, dst, ENUM, load_t, store_t, cls) [ENUM] = {CUARR_DTYPE_LIST2(ENTRY, dst)},
-const cuarr_uf_cast_row cuarr_uf_cast_rows[CUARR_NDTYPES][CUARR_NDTYPES] = {
-    CUARR_DTYPE_LIST(TABLE_LINE, _)};
+const cuarr_cast_row_fn cuarr_cast_rows[CUARR_NDTYPES][CUARR_NDTYPES] = {/* [dst][src] */
+                                                                         CUARR_DTYPE_LIST(
+                                                                             TABLE_LINE, _)};
