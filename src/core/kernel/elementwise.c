@@ -493,6 +493,8 @@ static cuarr_status launch_checked(cuarr_ew_cache *cache, int device, CUstream s
   } else {
     pack_layout(&p, arg_next(&a, layout_bytes(&p)));
   }
+  /* As a programmatic dependent: on an H100, 20 000 add(a, b, c) of 1000 elements cost 4.2-4.4
+   * us each this way against 5.8-5.9 with plain launches (interleaved runs, 2026-11-22). */
   s = cuarr_launch_dependent(device, f, grid_for(&p, max_blocks), CUARR_EW_THREADS, 0, stream,
                              a.ptrs);
 
