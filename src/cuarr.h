@@ -244,7 +244,7 @@ struct cuarr_buffer {
   /* Gives ptr back to where it came from (pool, malloc, the embedder); NULL: nothing to do. */
   void (*release)(cuarr_buffer *b);
   void *release_state;
-  void *stream; /* stream handle the memory was last used on (its pool chunk is kept there) */
+  void *stream; /* stream handle the memory was allocated on (its pool chunk is kept there) */
 };
 
 /* Host memory from malloc (pinned=false) or the pinned pool (pinned=true). */

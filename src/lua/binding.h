@@ -21,7 +21,6 @@
 #define CUARR_STREAM_MT "cuarr.Stream"
 #define CUARR_EVENT_MT "cuarr.Event"
 #define CUARR_POOL_MT "cuarr.MemoryPool"
-#define CUARR_GUARD_MT "cuarr.Guard"
 #define CUARR_ERROR_MT "cuarr.Error"
 #define CUARR_MAX_DEVICES 64
 
@@ -41,7 +40,6 @@ typedef struct lstate {
 lstate *lstate_new(lua_State *L);
 /* A context for work on `device`: its current stream and the GC reclaim hook. */
 cuarr_context *lstate_context(lstate *S, int device);
-cuarr_reclaim lstate_reclaim(lstate *S);
 /* Pass the warnings the core queued on this thread to lua_warning. */
 void lstate_flush_warnings(lua_State *L);
 /* Count newly allocated device (or pinned) bytes; steps Lua's GC in proportion. */
@@ -94,8 +92,8 @@ bool cuarr_lua_get_method(lua_State *L, const char *cls, const char **key);
 
 /* ---- ndarray.c */
 cuarr_array *check_array(lua_State *L, int idx); /* a live array, or raise */
-cuarr_array *to_array(lua_State *L, int idx);    /* NULL if not an array (closed/freed too) */
-cuarr_array *test_array(lua_State *L, int idx);  /* NULL if not an array (freed ones too) */
+cuarr_array *to_array(lua_State *L, int idx);
+cuarr_array *check_live(lua_State *L, cuarr_array *a); /* a itself, unless closed or freed */    /* an array userdata (maybe closed/freed), else NULL */
 /* Push a new array userdata, zeroed (no buffer): fill it in place, so the GC owns it even if
  * an error is raised halfway.  base_idx: the stack index of the array it views, or 0. */
 cuarr_array *push_array(lua_State *L, int base_idx);
@@ -108,7 +106,6 @@ void push_device(lua_State *L, int device); /* a Device object (or the string "c
 void cuarr_lua_open_ndarray(lua_State *L);
 
 /* ---- convert.c */
-void push_scalar(lua_State *L, cuarr_scalar s);
 /* Push the element at p (host memory) as a Lua value. */
 void push_element(lua_State *L, const void *p, cuarr_dtype dtype);
 /* Build a host array from a Lua value (number, boolean, nested table); dtype may be -1 to
@@ -124,8 +121,6 @@ typedef struct lstream {
 } lstream;
 
 /* ---- transfer.c */
-/* Push a host copy of a (C-contiguous, pageable); stream_idx may be 0. */
-cuarr_array *push_host_copy(lua_State *L, lstate *S, int idx, int stream_idx);
 /* Copy src into dst with the right context (current stream of the device involved). */
 void copy_into(lua_State *L, lstate *S, const cuarr_array *dst, const cuarr_array *src,
                cuarr_stream *stream);

@@ -9,7 +9,7 @@
 
 #include "binding.h"
 
-void push_scalar(lua_State *L, cuarr_scalar s) {
+static void push_scalar(lua_State *L, cuarr_scalar s) {
   switch (s.dtype) {
   case CUARR_BOOL: lua_pushboolean(L, s.v.b); break;
   case CUARR_FLOAT16:

@@ -23,6 +23,7 @@ static lkernel *check_kernel(lua_State *L, int idx) {
   if (!k)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be an ElementwiseKernel, got %s",
                     idx, luaL_typename(L, idx));
+  if (!k->k) cuarr_lua_error(L, CUARR_VALUE_ERROR, "the ElementwiseKernel has been closed");
   return k;
 }
 

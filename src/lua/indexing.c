@@ -176,6 +176,6 @@ int cuarr_array_newindex(lua_State *L) {
     src = check_array(L, 3);
     check_on_current_device(L, S, src);
   }
-  LTRY(L, cuarr_copy(lstate_context(S, dev), dst, src));
+  copy_into(L, S, dst, src, NULL);
   return 0;
 }

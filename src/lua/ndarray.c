@@ -25,9 +25,10 @@ cuarr_array *to_array(lua_State *L, int idx) {
   return is_array ? p : NULL;
 }
 
-cuarr_array *test_array(lua_State *L, int idx) {
-  cuarr_array *a = to_array(L, idx);
-  return a && a->buf && a->buf->ptr ? a : NULL;
+cuarr_array *check_live(lua_State *L, cuarr_array *a) {
+  if (!a->buf) cuarr_lua_error(L, CUARR_VALUE_ERROR, "array has been closed");
+  LTRY(L, cuarr_array_check_live(a));
+  return a;
 }
 
 cuarr_array *check_array(lua_State *L, int idx) {
@@ -35,9 +36,7 @@ cuarr_array *check_array(lua_State *L, int idx) {
   if (!a)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be an array, got %s", idx,
                     luaL_typename(L, idx));
-  if (!a->buf) cuarr_lua_error(L, CUARR_VALUE_ERROR, "array has been closed");
-  LTRY(L, cuarr_array_check_live(a));
-  return a;
+  return check_live(L, a);
 }
 
 cuarr_array *push_array(lua_State *L, int base_idx) {

@@ -31,7 +31,7 @@ static void reclaim(void *ud) {
   S->since_gc = 0;
 }
 
-cuarr_reclaim lstate_reclaim(lstate *S) {
+static cuarr_reclaim lstate_reclaim(lstate *S) {
   cuarr_reclaim r = {reclaim, S};
   return r;
 }

@@ -35,7 +35,8 @@ void copy_into(lua_State *L, lstate *S, const cuarr_array *dst, const cuarr_arra
   }
 }
 
-cuarr_array *push_host_copy(lua_State *L, lstate *S, int idx, int stream_idx) {
+/* Push a host copy of the array at idx (C-contiguous, pageable); stream_idx may be 0. */
+static cuarr_array *push_host_copy(lua_State *L, lstate *S, int idx, int stream_idx) {
   const cuarr_array *a = check_array(L, idx);
   cuarr_stream *stream = stream_idx ? opt_stream(L, stream_idx) : NULL;
   cuarr_array *h = new_array(L, S, CUARR_HOST, a->dtype, a->ndim, a->shape, false);

@@ -21,7 +21,7 @@
 static int read_operand(lua_State *L, int idx, cuarr_ew_arg *arg, int none, const char *ufunc) {
   cuarr_array *a = to_array(L, idx);
   if (a) {
-    arg->array = check_array(L, idx);
+    arg->array = check_live(L, a);
     arg->weak = false;
     return cuarr_array_device(a);
   }

@@ -552,10 +552,8 @@ cuarr_status cuarr_ew_launch(cuarr_context *ctx, int device, cuarr_ew_program *p
   if (device == CUARR_HOST)
     return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s runs on the device, not on host arrays",
                       program->name);
-  if (ctx && ctx->stream && ctx->stream->device != device)
-    return cuarr_fail(CUARR_VALUE_ERROR,
-                      "the stream belongs to device %d but kernel %s runs on device %d",
-                      ctx->stream->device, program->name, device);
+  CUstream stream = NULL;
+  CUARR_TRY(cuarr_ctx_stream_for(ctx, device, &stream));
   cuarr_ew_cache *cache;
   CUARR_TRY(cuarr_ew_cache_of(program, &cache));
 
@@ -642,7 +640,6 @@ cuarr_status cuarr_ew_launch(cuarr_context *ctx, int device, cuarr_ew_program *p
   if (count == 0)
     return CUARR_OK;
   CUARR_TRY(cuarr_device_activate(device));
-  CUstream stream = cuarr_ctx_stream(ctx);
   if (stage)
     return launch_staged(ctx, cache, device, stream, program, n, ops, n_slots, lead, ndim, shape,
                          count);

@@ -17,11 +17,13 @@
  */
 #include <ctype.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernel/elementwise_private.h"
+#include "kernel/util.h"
 
 extern const char cuarr_kernel_source_common_cuh[];
 extern const char cuarr_kernel_source_elementwise_half_cuh[];
@@ -170,13 +172,6 @@ static cuarr_status check_program(const cuarr_ew_program *p, const cuarr_ew_oper
 
 /* ---------------------------------------------------------------- the kernel's name */
 
-static uint64_t fnv(const void *p, size_t n) {
-  uint64_t h = 0xcbf29ce484222325u;
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ ((const unsigned char *)p)[i]) * 0x100000001b3u;
-  return h;
-}
-
 /* name_<layout>[_v<V>]_<i32|i64>_<operands>, e.g. add_contig_v4_i32_f4f4f4: s<code> a scalar,
  * r<code>[n<ndim>] a raw array, b<code> a splat, <code>to<code> a conversion to the var type.
  * Long ones keep a prefix and a hash of the key. */
@@ -210,7 +205,11 @@ static char *kernel_name_of(const cuarr_ew_program *p, const cuarr_ew_key *key) 
   if (!t.failed && t.len > 200) {
     t.len = 180;
     t.p[t.len] = '\0';
-    putf(&t, "_%016llx", (unsigned long long)fnv(key, cuarr_ew_key_bytes(key)));
+    /* from `n` on: the device is not part of the text, so identical GPUs share one cubin */
+    const size_t from = offsetof(cuarr_ew_key, n);
+    putf(&t, "_%016llx",
+         (unsigned long long)cuarr_hash_bytes(CUARR_HASH_SEED, (const char *)key + from,
+                                              cuarr_ew_key_bytes(key) - from));
   }
   return finish(&t);
 }

@@ -65,8 +65,9 @@ static void *map_host(size_t nbytes) {
   return p;
 }
 
-/* The chunk is filed under the stream the memory was last used on, so that only work ordered
- * after that use can have it next. */
+/* The chunk is filed under the stream the memory was allocated on, so that only work ordered
+ * after its use there can have it next (as in CuPy: an array used on another stream needs the
+ * user's own synchronisation before it is freed). */
 static void release_pooled(cuarr_buffer *b) {
   pooled_buffer *pb = (pooled_buffer *)b;
   cuarr_pool_free(pb->pool, pb->block, b->stream);

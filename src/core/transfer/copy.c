@@ -100,7 +100,7 @@ static cuarr_status device_to_host(cuarr_context *ctx, const cuarr_array *dst,
   }
   /* Asynchronous only into a pinned array the caller gave; a landing buffer must be complete
    * before the host loop reads it. */
-  bool pinned = !landing_made && landing.buf->pinned;
+  bool pinned = s == CUARR_OK && !landing_made && landing.buf->pinned;
   if (s == CUARR_OK)
     s = cuarr_download(dev, stream, cuarr_array_data(&landing), cuarr_array_data(&dsrc),
                        nbytes_of(&dsrc), pinned);
@@ -111,8 +111,10 @@ static cuarr_status device_to_host(cuarr_context *ctx, const cuarr_array *dst,
   return s;
 }
 
-/* Between two devices: make src contiguous on its device (on its null stream, waited for),
- * copy the bytes peer to peer on dst's stream, convert on dst's device if needed. */
+/* Between two devices: make src contiguous on its device, wait for src's device (its work
+ * may still be writing src), copy the bytes peer to peer on dst's stream, convert on dst's
+ * device if needed, and wait for the copy (src may be freed, and its memory reused on its own
+ * device, as soon as this returns). */
 static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
                                      const cuarr_array *src) {
   int ddev = cuarr_array_device(dst), sdev = cuarr_array_device(src);
@@ -123,7 +125,7 @@ static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
   bool csrc_made, landing_made = false;
   CUARR_TRY(contiguous(&src_ctx, NULL, src, &csrc, &csrc_made));
   cuarr_status s = CUARR_OK;
-  if (csrc_made) s = cuarr_device_synchronize(sdev);
+  s = cuarr_device_synchronize(sdev);
   CUcontext dctx = NULL, sctx = NULL;
   if (s == CUARR_OK) s = cuarr_device_context(ddev, &dctx);
   if (s == CUARR_OK) s = cuarr_device_context(sdev, &sctx);
@@ -144,12 +146,8 @@ static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
     cuarr_context local = {ctx ? ctx->stream : NULL, cuarr_ctx_reclaim(ctx)};
     s = cuarr_device_copy(&local, dst, &landing);
   }
-  /* The source temporary was made on sdev's null stream; wait for the peer copy before its
-   * memory can be handed out again there. */
-  if (csrc_made) {
-    if (s == CUARR_OK) s = cuarr_cu_check(cuarr_cu.cuStreamSynchronize(stream), "peer copy");
-    cuarr_array_release(&csrc);
-  }
+  if (s == CUARR_OK) s = cuarr_cu_check(cuarr_cu.cuStreamSynchronize(stream), "peer copy");
+  if (csrc_made) cuarr_array_release(&csrc);
   if (landing_made) cuarr_array_release(&landing);
   return s;
 }

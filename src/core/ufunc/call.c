@@ -220,7 +220,7 @@ cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int devi
     cuarr_array tmps[3] = {{0}};
     for (int i = 0; i < nin; i++)
       args[i] = in[i];
-    if (given)
+    if (given && device == CUARR_HOST) /* the device engine stages overlaps itself */
       s = stage_overlaps(ctx, u, device, stream, &res, args, tmps);
     if (s == CUARR_OK && device == CUARR_HOST)
       run_host(&r, nin, args, &res);
