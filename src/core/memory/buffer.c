@@ -138,7 +138,8 @@ cuarr_status cuarr_buffer_new_host(size_t nbytes, bool pinned, cuarr_reclaim rec
 
 cuarr_status cuarr_buffer_new_device(int device, size_t nbytes, void *stream, cuarr_reclaim reclaim,
                                      cuarr_buffer **out) {
-  CUARR_TRY(cuarr_device_activate(device));
+  /* No cuarr_device_activate: a pool hit needs no context, and a new segment's raw allocator
+   * makes the device's context current for itself. */
   cuarr_pool *pool = cuarr_device_pool(device);
   if (!pool) { /* the device check's status again, or malloc failed */
     cuarr_status s = cuarr_device_check(device);

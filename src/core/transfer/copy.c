@@ -71,7 +71,7 @@ static cuarr_status host_to_device(cuarr_context *ctx, const cuarr_array *dst,
     s = cuarr_upload(dev, stream, cuarr_array_data(&landing), cuarr_array_data(&hsrc),
                      nbytes_of(&hsrc), pinned);
   /* An asynchronous read of a pinned host array: keep its memory until the DMA is done. */
-  if (s == CUARR_OK && pinned) s = cuarr_defer_release(hsrc.buf, dev, stream);
+  if (s == CUARR_OK && pinned) s = cuarr_defer_release(hsrc.buf, stream);
   if (s == CUARR_OK && landing_made) {
     cuarr_context local = {ctx ? ctx->stream : NULL, cuarr_ctx_reclaim(ctx)};
     s = cuarr_device_copy(&local, dst, &landing);
@@ -104,7 +104,7 @@ static cuarr_status device_to_host(cuarr_context *ctx, const cuarr_array *dst,
   if (s == CUARR_OK)
     s = cuarr_download(dev, stream, cuarr_array_data(&landing), cuarr_array_data(&dsrc),
                        nbytes_of(&dsrc), pinned);
-  if (s == CUARR_OK && pinned) s = cuarr_defer_release(landing.buf, dev, stream);
+  if (s == CUARR_OK && pinned) s = cuarr_defer_release(landing.buf, stream);
   if (s == CUARR_OK && landing_made) s = cuarr_host_copy(dst, &landing);
   if (landing_made) cuarr_array_release(&landing);
   if (dsrc_made) cuarr_array_release(&dsrc);

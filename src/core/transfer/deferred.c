@@ -16,14 +16,13 @@
 typedef struct pending {
   cuarr_buffer *buffer;
   CUevent done;
-  int device;
   struct pending *next;
 } pending;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pending *head;
 
-cuarr_status cuarr_defer_release(cuarr_buffer *b, int device, CUstream stream) {
+cuarr_status cuarr_defer_release(cuarr_buffer *b, CUstream stream) {
   pending *p = malloc(sizeof *p);
   if (!p) return cuarr_fail(CUARR_OUT_OF_MEMORY, "out of host memory");
   cuarr_status s = cuarr_cu_check(cuarr_cu.cuEventCreate(&p->done, CU_EVENT_DISABLE_TIMING),
@@ -38,7 +37,6 @@ cuarr_status cuarr_defer_release(cuarr_buffer *b, int device, CUstream stream) {
   }
   cuarr_buffer_retain(b);
   p->buffer = b;
-  p->device = device;
   pthread_mutex_lock(&lock);
   p->next = head;
   head = p;

@@ -5,7 +5,7 @@
 #include "internal.h"
 
 /* Keep b referenced until the work queued so far on stream (of device) has completed. */
-cuarr_status cuarr_defer_release(cuarr_buffer *b, int device, CUstream stream);
+cuarr_status cuarr_defer_release(cuarr_buffer *b, CUstream stream);
 /* Drop the references whose work has completed.  Cheap when nothing is pending. */
 void cuarr_defer_poll(void);
 
