@@ -88,11 +88,13 @@ $(BUILD)/bench/ceilings: bench/ceilings.c $(CORE_OBJECTS) $(HEADERS)
 
 # The ceilings first (without a usable GPU this stops here, with the reason on stderr), then
 # cuarr's own figures beside them (bench/run.lua: transfers, elementwise ops, per-op cost,
-# ElementwiseKernel compile and disk-cache load), then the same cases through CuPy and PyTorch
-# for cuarr/peer ratios.  The peers cost some 30 s of device time, mostly imports and fresh
-# processes, so they run by default: CUARR_PEERS=0 skips them, and a peer that is not installed
-# is reported, not fatal.  CUARR_BENCH_SUITES=transfers|elementwise runs one suite.  A cuarr
-# case that fails still lets the peers run; make fails afterwards.
+# ElementwiseKernel compile and disk-cache load; reductions, axis sums, cumsum, per-op and
+# item() cost, ReductionKernel compile and disk-cache load), then the same cases through CuPy
+# and PyTorch for cuarr/peer ratios.  The peers cost some tens of seconds of device time, mostly
+# imports and fresh processes, so they run by default: CUARR_PEERS=0 skips them, and a peer
+# that is not installed is reported, not fatal.  CUARR_BENCH_SUITES (comma-separated, of
+# transfers, elementwise, reduction; default all three) picks suites.  A cuarr case that fails
+# still lets the peers run; make fails afterwards.
 bench: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/bench/ceilings
 	$(BUILD)/bench/ceilings > $(BUILD)/bench/ceilings.txt \

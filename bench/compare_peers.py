@@ -7,7 +7,8 @@ CUARR_FIGURES (default: $CUARR_BENCH_OUT) is the file bench/run.lua writes, one 
 line per figure; when it is readable the table shows cuarr's figure and cuarr/peer speed ratios
 beside the peers'.  A peer that is not installed, or whose GPU setup fails, is reported and
 skipped; a case that fails is reported and the others still run: the script exits 0.
-CUARR_BENCH_SUITES (comma-separated: transfers, elementwise) picks suites as in run.lua.
+CUARR_BENCH_SUITES (comma-separated: transfers, elementwise, reduction) picks suites as in
+run.lua.
 
 Each case is timed as run.lua times it (bench/timing.lua):
   transfers   median of several repetitions after a warm-up, wall clock around the call with
@@ -17,8 +18,13 @@ Each case is timed as run.lua times it (bench/timing.lua):
               together outgrow the L2
   per op      a loop of 20 000 ops as a user writes it, one synchronize at the end, wall clock
               per op, median of 5 runs after one warm-up run
-  compile     building a new ElementwiseKernel and its first call (synchronized), median of 3
-              unique kernels after a throwaway one; the disk cache's figure in fresh processes
+  compile     building a new ElementwiseKernel or ReductionKernel and its first call
+              (synchronized), median of 3 unique kernels after a throwaway one; the disk
+              cache's figure in fresh processes
+  round trip  a:sum().item() (each call waits for the device): median of 2000 single calls
+              after 100 warm-up calls, as ceilings.c times launch + synchronize
+The reduction cases time the peers' calls with out= where their APIs take it (as run.lua does
+cuarr's); argmax indices are 0-based here and 1-based in cuarr, and are checked as such.
 To add a case, add it to run.lua and here under the same name (ending in _GBps for a rate, _us
 or _ms for a time).
 """
@@ -45,7 +51,19 @@ N_OPS = 20000  # ops per timed loop of the per-op cases
 POISON = -3.0  # what outputs hold before the op writes them
 SPOT_TOL = 1e-6  # relative: float32 results rounded once, compared with Python's floats
 EWK_N = 4096
-SUITES = ("transfers", "elementwise")
+# As in bench/reduction.lua.
+RED_POISON = -0.75  # what float outputs of the reductions hold first: no case's result
+INDEX_POISON = -3  # what index outputs hold first: never an index
+PERIOD = 7  # the data is (k mod 7) + 1 for the reductions, (k mod 7) - 3 for the scan
+PLANT = 100.25  # planted above the pattern's maximum for max and argmax
+BUMP = 1 << 20  # added at a planted position for sum
+EXACT = 1 << 24  # float32 integers are exact below this
+SUM_TOL = 1e-5  # relative, for float32 sums past EXACT
+PER_OP_N = 1000
+N_SYNC_CALLS = 2000  # single synchronising calls timed, as ceilings.c's launch_sync_us
+N_SYNC_WARMUP = 100
+RK_N = 4096
+SUITES = ("transfers", "elementwise", "reduction")
 
 
 def median_seconds(once, n_warmup, n_repeat):
@@ -175,6 +193,58 @@ class CupyOps:
             c = a + b
         return c
 
+    # Reductions and scans.
+    def pattern(self, n, offset):
+        """(k mod 7) + offset as float32, through int32 (float32 arange is inexact past 2^24)."""
+        cp = self.cp
+        return (cp.arange(n, dtype=cp.int32) % PERIOD + offset).astype(self.f32)
+
+    def out(self, shape, index=False):
+        cp = self.cp
+        if index:
+            return cp.full(shape, INDEX_POISON, dtype=cp.int64)
+        return cp.full(shape, RED_POISON, dtype=self.f32)
+
+    def reduce_out(self, op, a, o):
+        if op == "sum":
+            self.cp.sum(a, out=o)
+        elif op == "max":
+            a.max(out=o)
+        else:
+            a.argmax(out=o)
+
+    def reduce(self, op, a):
+        if op == "sum":
+            return self.cp.sum(a)
+        return a.max() if op == "max" else a.argmax()
+
+    def sum_axis_out(self, m, axis, o):
+        self.cp.sum(m, axis=axis, out=o)
+
+    def cumsum_out(self, a, o):
+        self.cp.cumsum(a, out=o)
+
+    def sum_alloc_loop(self, a, n_ops):
+        s = None
+        for _ in range(n_ops):
+            s = a.sum()
+        return s
+
+    def sum_item(self, a):
+        return a.sum().item()
+
+    def int_arange(self, n):
+        return self.cp.arange(n, dtype=self.cp.int32)
+
+    def copy(self, a):
+        return a.copy()
+
+    def mismatches(self, x, e):
+        return int(self.cp.count_nonzero(x != e))
+
+    def tolist(self, x):
+        return x.get().tolist()
+
     def release(self):
         self.cp.get_default_memory_pool().free_all_blocks()
 
@@ -216,6 +286,60 @@ class TorchOps:
         for _ in range(n_ops):
             c = a + b
         return c
+
+    # Reductions and scans.  The full reductions of a 1-D tensor go through dim=0, whose
+    # overloads take out= (a 0-d tensor); max is amax (values only, as cuarr's and CuPy's max).
+    def pattern(self, n, offset):
+        torch = self.torch
+        k = torch.arange(n, dtype=torch.int32, device="cuda")
+        return (k % PERIOD + offset).to(self.f32)
+
+    def out(self, shape, index=False):
+        torch = self.torch
+        shape = shape if isinstance(shape, tuple) else (shape,)
+        if index:
+            return torch.full(shape, INDEX_POISON, dtype=torch.int64, device="cuda")
+        return torch.full(shape, RED_POISON, dtype=self.f32, device="cuda")
+
+    def reduce_out(self, op, a, o):
+        torch = self.torch
+        if op == "sum":
+            torch.sum(a, 0, out=o)
+        elif op == "max":
+            torch.amax(a, 0, out=o)
+        else:
+            torch.argmax(a, 0, out=o)
+
+    def reduce(self, op, a):
+        torch = self.torch
+        return {"sum": torch.sum, "max": torch.max, "argmax": torch.argmax}[op](a)
+
+    def sum_axis_out(self, m, axis, o):
+        self.torch.sum(m, axis, out=o)
+
+    def cumsum_out(self, a, o):
+        self.torch.cumsum(a, 0, out=o)
+
+    def sum_alloc_loop(self, a, n_ops):
+        s = None
+        for _ in range(n_ops):
+            s = a.sum()
+        return s
+
+    def sum_item(self, a):
+        return a.sum().item()
+
+    def int_arange(self, n):
+        return self.torch.arange(n, dtype=self.torch.int32, device="cuda")
+
+    def copy(self, a):
+        return a.clone()
+
+    def mismatches(self, x, e):
+        return int((x != e).sum().item())
+
+    def tolist(self, x):
+        return x.cpu().tolist()
 
     def release(self):
         self.torch.cuda.empty_cache()
@@ -403,10 +527,11 @@ def cupy_child(name, constant):
     print(f"first_call_ms {cupy_first_call_ms(cp, x, y, name, constant):.6f}")
 
 
-def fresh_process_ms(name, constant):
-    """Runs cupy_child in a fresh interpreter (same environment, so the same disk cache)."""
+def fresh_process_ms(name, constant, child="--cupy-ewk-child"):
+    """Runs cupy_child (or, with --cupy-rk-child, cupy_rk_child) in a fresh interpreter (same
+    environment, so the same disk cache)."""
     p = subprocess.run(
-        [sys.executable, os.path.abspath(__file__), "--cupy-ewk-child", name, constant],
+        [sys.executable, os.path.abspath(__file__), child, name, constant],
         capture_output=True,
         text=True,
     )
@@ -429,6 +554,279 @@ def cupy_disk_load_ms():
     cold = fresh_process_ms(name, constant)  # compiles, and so stores it on disk
     print(f"cupy ewk_fresh_cold_ms {cold:.1f} (info: fresh process, nothing cached)")
     return statistics.median(fresh_process_ms(name, constant) for _ in range(3))
+
+
+# ---------------------------------------------------------------- reductions: data, checks
+
+
+def value(i, offset):
+    """The pattern's value at 0-based flat position i."""
+    return i % PERIOD + offset
+
+
+def pattern_sum(n, offset):
+    """Sum of the pattern's first n values, exactly."""
+    q, r = divmod(n, PERIOD)
+    return q * (PERIOD * (PERIOD - 1) // 2 + PERIOD * offset) + r * (r - 1) // 2 + r * offset
+
+
+def check_equal(what, got, want):
+    if got != want:
+        raise AssertionError(f"{what}: got {got!r}, want {want!r}")
+
+
+def check_sum(what, got, want):
+    """Exact below 2^24 (every partial sum an integer float32 holds), 1e-5 of the total past it."""
+    tol = 0 if abs(want) < EXACT else SUM_TOL * abs(want)
+    if not abs(float(got) - want) <= tol:
+        raise AssertionError(f"{what}: got {float(got):.10g}, want {want} (tolerance {tol:g})")
+
+
+# op -> whether its out holds an index, the check, the result on the pattern (values 1..7), the
+# value planted at i and the result once it is planted there.  argmax: the first of the equal
+# maxima, at 0-based 6 (1-based 7 in cuarr).
+FULL = {
+    "sum": dict(
+        index=False,
+        check=check_sum,
+        want=lambda n: pattern_sum(n, 1),
+        plant=lambda i: value(i, 1) + BUMP,
+        planted=lambda n, i: pattern_sum(n, 1) + BUMP,
+    ),
+    "max": dict(
+        index=False,
+        check=check_equal,
+        want=lambda n: float(PERIOD),
+        plant=lambda i: PLANT,
+        planted=lambda n, i: PLANT,
+    ),
+    "argmax": dict(
+        index=True,
+        check=check_equal,
+        want=lambda n: PERIOD - 1,
+        plant=lambda i: PLANT,
+        planted=lambda n, i: i,
+    ),
+}
+
+
+class Sets:
+    """Input sets of n elements, made once per size and shared by that size's sum, max and
+    argmax cases (rotating among them keeps the working set out of the L2)."""
+
+    def __init__(self, ops):
+        self.ops, self.n, self.sets = ops, None, None
+
+    def get(self, n):
+        if self.n != n:
+            self.drop()
+            base = self.ops.pattern(n, 1)
+            copies = max(1, -(-ROTATE_BYTES // (4 * n))) - 1
+            self.sets = [base] + [self.ops.copy(base) for _ in range(copies)]
+            self.n = n
+        return self.sets
+
+    def drop(self):
+        self.n, self.sets = None, None
+        gc.collect()
+
+
+def check_planted(ops, op, a, n):
+    """Plants a value at each spot of a in turn, checks the op's result, puts the value back."""
+    spec = FULL[op]
+    for i in spots(n):
+        a[i] = spec["plant"](i)
+        try:
+            got = ops.reduce(op, a).item()
+            what = f"{op} with {spec['plant'](i):g} planted at {i} of {n}"
+            spec["check"](what, got, spec["planted"](n, i))
+        finally:
+            a[i] = value(i, 1)
+
+
+def full_gbps(ops, held, op, n):
+    """GB/s of the full reduction over n float32 (4n bytes read) into a preallocated out."""
+    spec = FULL[op]
+    sets = held.get(n)
+    outs = [ops.out((), spec["index"]) for _ in sets]
+    nbytes = 4 * n
+
+    def call(r):
+        k = r % len(sets)
+        ops.reduce_out(op, sets[k], outs[k])
+
+    t = device_seconds(ops, call, reps_for(nbytes))
+    want = spec["want"](n)
+    for k, o in enumerate(outs):
+        spec["check"](f"{op} of set {k} (n = {n})", o.item(), want)
+    check_planted(ops, op, sets[0], n)
+    if len(sets) > 1:
+        check_planted(ops, op, sets[-1], n)
+    return gbps(nbytes, t)
+
+
+def line_sum(axis, line):
+    """Exact sum of 0-based line `line` of the matrix along NumPy axis `axis` (0: down a
+    column; 1: along a row).  Lines 7 apart have the same sum (SIDE mod 7 = 4)."""
+    if axis == 0:
+        return sum(value(i * SIDE + line, 1) for i in range(SIDE))
+    return sum(value(line * SIDE + j, 1) for j in range(SIDE))
+
+
+class PatternMatrix(Matrix):
+    """The SIDE x SIDE matrix of the pattern (values 1..7), made on first use."""
+
+    def get(self):
+        if self.m is None:
+            self.m = self.ops.pattern(SIDE * SIDE, 1).reshape(SIDE, SIDE)
+        return self.m
+
+
+def axis_sum_gbps(ops, m, axis):
+    """GB/s of the sum over NumPy axis `axis` (0: the strided one, cuarr's axis 1) into a
+    preallocated out: reads the matrix, writes SIDE floats; every result is checked."""
+    out = ops.out(SIDE)
+    nbytes = 4 * SIDE * SIDE + 4 * SIDE
+    t = device_seconds(ops, lambda r: ops.sum_axis_out(m, axis, out), reps_for(nbytes))
+    want = [line_sum(axis, line) for line in range(PERIOD)]
+    got = ops.tolist(out)
+    check_equal(f"sum axis {axis}: results", len(got), SIDE)
+    for line, g in enumerate(got):
+        check_equal(f"sum axis {axis} [{line}]", g, want[line % PERIOD])
+    return gbps(nbytes, t)
+
+
+def cumsum_gbps(ops):
+    """GB/s of cumsum over 2^28 float32 into a preallocated out (8 bytes per element).  The
+    input is (k mod 7) - 3: every prefix is exact, r (r - 7) / 2 with r = (i + 1) mod 7."""
+    n = BIG
+    a = ops.pattern(n, -3)
+    out = ops.out(n)
+    t = device_seconds(ops, lambda r: ops.cumsum_out(a, out), reps_for(8 * n))
+    a = None  # back to the pool before the checks' temporaries
+    for i in spots(n):
+        r = (i + 1) % PERIOD
+        check_equal(f"cumsum [{i}]", float(out[i]), float(r * (r - PERIOD) // 2))
+    r = (ops.int_arange(n) + 1) % PERIOD
+    want = r * (r - PERIOD) // 2
+    del r
+    wrong = ops.mismatches(out, want)
+    check_equal("cumsum: elements wrong", wrong, 0)
+    return gbps(8 * n, t)
+
+
+def sum_alloc_us(ops):
+    a = ops.pattern(PER_OP_N, 1)
+    t = wall_per_op(ops, lambda n_ops: ops.sum_alloc_loop(a, n_ops))
+    check_sum("a.sum() per op", ops.sum_alloc_loop(a, 1).item(), pattern_sum(PER_OP_N, 1))
+    return 1e6 * t
+
+
+def sum_item_us(ops):
+    """Median of single a.sum().item() calls (each waits for the device), every value checked."""
+    a = ops.pattern(PER_OP_N, 1)
+    want = pattern_sum(PER_OP_N, 1)
+    bad = []
+    ops.sync()
+
+    def once():
+        t0 = time.perf_counter()
+        v = ops.sum_item(a)
+        dt = time.perf_counter() - t0
+        if v != want:
+            bad.append(v)
+        return dt
+
+    t = median_seconds(once, N_SYNC_WARMUP, N_SYNC_CALLS)
+    if bad:
+        check_equal("a.sum().item()", bad[0], want)
+    return 1e6 * t
+
+
+def reduction_cases(ops):
+    """The same cases, in the same order and under the same names, as bench/reduction.lua."""
+    held, mat = Sets(ops), PatternMatrix(ops)
+    cases = {}
+    for tag, n in (("1e6", 1000000), ("1e7", 10000000), ("2p28", BIG)):
+        for op in ("sum", "max", "argmax"):
+
+            def measure(op=op, n=n):
+                v = full_gbps(ops, held, op, n)
+                if op == "argmax" and n == BIG:
+                    held.drop()
+                return v
+
+            cases[f"{op}_{tag}_GBps"] = measure
+
+    def axis2():
+        v = axis_sum_gbps(ops, mat.get(), 1)
+        mat.drop()
+        return v
+
+    cases["sum_axis1_16k_GBps"] = lambda: axis_sum_gbps(ops, mat.get(), 0)
+    cases["sum_axis2_16k_GBps"] = axis2
+    cases["cumsum_2p28_GBps"] = lambda: cumsum_gbps(ops)
+    cases["sum_alloc_n1000_us"] = lambda: sum_alloc_us(ops)
+    cases["sum_item_n1000_us"] = lambda: sum_item_us(ops)
+    return cases
+
+
+# ---------------------------------------------------------------- CuPy's ReductionKernel
+
+
+def unique_rk():
+    """A (name, constant) no cache holds yet; the sum over 0..4095 of x + c stays below 2^24."""
+    tag = f"{int(time.time())}_{random.randrange(1, 1 << 30)}"
+    return f"bench_rsum_{tag}", str(random.randrange(1, 1000))
+
+
+def cupy_rk_input(cp):
+    """Made on the host and copied over: no kernel runs before the one timed (as run.lua)."""
+    import numpy as np
+
+    return cp.asarray(np.arange(RK_N, dtype=np.float32))
+
+
+def cupy_rk_first_call_ms(cp, x, name, constant):
+    """Milliseconds from building the kernel to the end of its first call, checked."""
+    sync = cp.cuda.Device().synchronize
+    sync()
+    t0 = time.perf_counter()
+    k = cp.ReductionKernel(
+        "float32 x", "float32 y", f"x + {constant}.0f", "a + b", "y = a", "0", name
+    )
+    y = k(x)
+    sync()
+    ms = 1e3 * (time.perf_counter() - t0)
+    check_equal(f"{name} result", float(y), float(RK_N * (RK_N - 1) // 2 + RK_N * int(constant)))
+    return ms
+
+
+def cupy_rk_child(name, constant):
+    """What a fresh process runs: CuPy imported and the device warmed (the input's copy), then
+    only the kernel's first call is timed."""
+    import cupy as cp
+
+    x = cupy_rk_input(cp)
+    cp.cuda.Device().synchronize()
+    print(f"first_call_ms {cupy_rk_first_call_ms(cp, x, name, constant):.6f}")
+
+
+def cupy_rk_compile_ms(cp):
+    x = cupy_rk_input(cp)
+    cupy_rk_first_call_ms(cp, x, *unique_rk())  # throwaway: loads NVRTC and the like
+    return statistics.median(cupy_rk_first_call_ms(cp, x, *unique_rk()) for _ in range(3))
+
+
+def cupy_rk_disk_load_ms():
+    if os.environ.get("CUPY_CACHE_IN_MEMORY", "0") not in ("", "0"):
+        raise RuntimeError("CUPY_CACHE_IN_MEMORY is set: there is no disk cache to load from")
+    name, constant = unique_rk()
+    cold = fresh_process_ms(name, constant, "--cupy-rk-child")  # compiles and stores it
+    print(f"cupy rk_fresh_cold_ms {cold:.1f} (info: fresh process, nothing cached)")
+    return statistics.median(
+        fresh_process_ms(name, constant, "--cupy-rk-child") for _ in range(3)
+    )
 
 
 # ---------------------------------------------------------------- the peers
@@ -468,6 +866,10 @@ def cupy_cases(suites):
         cases.update(elementwise_cases(ops))
         cases["ewk_compile_ms"] = lambda: cupy_compile_ms(cp)
         cases["ewk_disk_load_ms"] = cupy_disk_load_ms
+    if "reduction" in suites:
+        cases.update(reduction_cases(ops))
+        cases["rk_compile_ms"] = lambda: cupy_rk_compile_ms(cp)
+        cases["rk_disk_load_ms"] = cupy_rk_disk_load_ms
     info = f"cupy {cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}"
     return info, cases, ops.release
 
@@ -483,6 +885,8 @@ def torch_cases(suites):
         cases.update(torch_transfer_cases(torch))
     if "elementwise" in suites:
         cases.update(elementwise_cases(ops))  # no ElementwiseKernel: those rows stay blank
+    if "reduction" in suites:
+        cases.update(reduction_cases(ops))  # no ReductionKernel: those rows stay blank
     info = f"torch {torch.__version__}, {torch.cuda.get_device_name(0)}"
     return info, cases, ops.release
 
@@ -575,6 +979,9 @@ def selected_suites():
 def main(argv):
     if len(argv) == 4 and argv[1] == "--cupy-ewk-child":
         cupy_child(argv[2], argv[3])
+        return 0
+    if len(argv) == 4 and argv[1] == "--cupy-rk-child":
+        cupy_rk_child(argv[2], argv[3])
         return 0
     path = argv[1] if len(argv) > 1 else os.environ.get("CUARR_BENCH_OUT")
     cuarr = read_figures(path)

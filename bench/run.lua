@@ -2,13 +2,14 @@
 --
 -- The ceilings come from bench/ceilings.c (the raw driver API); `make bench` runs it first and
 -- passes its output here.  The cases live in modules: bench/transfers.lua (host<->device copies,
--- the pool) and bench/elementwise.lua (elementwise ops, per-op cost, ElementwiseKernel), with
--- the clocks in bench/timing.lua.  Environment:
+-- the pool), bench/elementwise.lua (elementwise ops, per-op cost, ElementwiseKernel) and
+-- bench/reduction.lua (reductions, cumsum, per-op cost, ReductionKernel), with the clocks in
+-- bench/timing.lua.  Environment:
 --   CUARR_CEILINGS      file holding the ceilings program's output (`ceiling <name> <value>`,
 --                       `device <name>`, `driver <version>`); without it the shares are blank
 --   CUARR_BENCH_OUT     file to write cuarr's figures to, as `name value` lines, for
 --                       bench/compare_peers.py
---   CUARR_BENCH_SUITES  comma-separated suites to run (default: transfers,elementwise)
+--   CUARR_BENCH_SUITES  comma-separated suites to run (default: transfers,elementwise,reduction)
 -- Each figure prints as `cuarr <name> <value>` when measured; a short table comes last (the GPU
 -- machine returns only the tail of the output).  A case that fails is reported and the others
 -- still run; the exit status is 1 when any failed.
@@ -24,6 +25,7 @@ local cuarr = require "cuarr"
 local SUITES = {
   {name = "transfers", module = "bench.transfers"},
   {name = "elementwise", module = "bench.elementwise"},
+  {name = "reduction", module = "bench.reduction"},
 }
 
 local function fail(msg)
@@ -63,9 +65,9 @@ end
 --   value    the figure; nil when the case failed
 --   raw      the ceilings figure of the same work through the bare driver, or nil
 --   ceiling  what the share is of: a ceilings figure's name, or a fixed target (a number)
---   share    rate | inverse | times (see share below)
+--   share    rate | inverse | times | over (see share below)
 --   target   the share the issue asks for, or nil: rates at least this fraction of the
---            ceiling, times at most this multiple of it
+--            ceiling, times at most this multiple of it, over at most this much above it
 
 -- The machine's own figures, which no cuarr code takes part in.
 local MACHINE_ROWS = {
@@ -86,8 +88,14 @@ end
 --   inverse  ceiling / value, a percentage (a time against the raw call's: above 100% is
 --            faster than the driver, as the pool should be)
 --   times    value / reference, a multiple (a time against its floor or target: 1.05x)
+--   over     value - reference, in the row's unit (a time against a round trip it adds to:
+--            +3.20)
 local function share(row, ref)
   if not (row.value and ref and row.value > 0 and ref > 0) then return nil, "-" end
+  if row.share == "over" then
+    local s = row.value - ref
+    return s, string.format("%+.2f", s)
+  end
   if row.share == "inverse" then
     local s = ref / row.value
     return s, string.format("%.0f%%", 100 * s)
@@ -103,6 +111,8 @@ local function target(row, s)
   local want, met
   if row.share == "times" then
     want, met = string.format("<=%.2fx", row.target), s and s <= row.target
+  elseif row.share == "over" then
+    want, met = string.format("<=%+.2f", row.target), s and s <= row.target
   else
     want, met = string.format(">=%.0f%%", 100 * row.target), s and s >= row.target
   end
@@ -128,8 +138,9 @@ local function print_table(rows, ceilings)
   end
   print("raw: the same work through the bare driver.  ceiling: for transfers their pinned copy")
   print("or cuMemAlloc+Free; GB/s rows the D2D copy (bytes read + written); us per op the launch")
-  print("floor; ms rows the target.  share: % of a rate; for the pool ceiling/cuarr as %; other")
-  print("times cuarr/ceiling as x (lower is better)")
+  print("floor, or launch + synchronize for item(); ms rows the target.  share: % of a rate; for")
+  print("the pool ceiling/cuarr as %; item() cuarr-ceiling in us (+x.xx); other times")
+  print("cuarr/ceiling as x (lower is better)")
 end
 
 local function write_figures(path, rows)

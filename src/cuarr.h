@@ -333,6 +333,9 @@ typedef struct cuarr_context {
  * device (peer copy).  Copies that involve pageable host memory have completed on return; the
  * others are queued on the stream.  Overlapping dst and src are handled. */
 cuarr_status cuarr_copy(cuarr_context *ctx, const cuarr_array *dst, const cuarr_array *src);
+/* The value of a one-element array (CUARR_VALUE_ERROR otherwise); for a device array this
+ * waits for the work queued on ctx's stream, reads the element and returns it. */
+cuarr_status cuarr_read_item(cuarr_context *ctx, const cuarr_array *a, cuarr_scalar *out);
 /* Every element of dst = value (converted). */
 cuarr_status cuarr_fill(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar value);
 /* dst (1-D) element k = start + k * step, computed in double (float dtypes) or int64 (integer
@@ -413,6 +416,94 @@ int cuarr_ew_kernel_nout(const cuarr_ew_kernel *k);
 cuarr_status cuarr_ew_kernel_call(cuarr_context *ctx, cuarr_ew_kernel *k, int device,
                                   const cuarr_ew_arg *in, cuarr_array *outputs, int64_t size,
                                   cuarr_dtype weak_float_dtype);
+
+/* ---------------------------------------------------------------- reductions and scans */
+
+/* The built-in reductions.  NumPy's semantics: min/max propagate NaN, nanmin/nanmax skip it
+ * (an all-NaN slice gives NaN), argmin/argmax give the first extreme (the first NaN when there
+ * is one), nansum/nanprod count NaN as 0/1; all/any/count_nonzero test x != 0. */
+typedef enum cuarr_reduce_op {
+  CUARR_REDUCE_SUM,
+  CUARR_REDUCE_PROD,
+  CUARR_REDUCE_MIN,
+  CUARR_REDUCE_MAX,
+  CUARR_REDUCE_ARGMIN,
+  CUARR_REDUCE_ARGMAX,
+  CUARR_REDUCE_ALL,
+  CUARR_REDUCE_ANY,
+  CUARR_REDUCE_COUNT_NONZERO,
+  CUARR_REDUCE_NANSUM,
+  CUARR_REDUCE_NANPROD,
+  CUARR_REDUCE_NANMIN,
+  CUARR_REDUCE_NANMAX,
+  CUARR_NREDUCE_OPS
+} cuarr_reduce_op;
+
+/* "sum", "argmax", ... */
+const char *cuarr_reduce_op_name(cuarr_reduce_op op);
+/* Whether the op has an identity (reducing nothing gives it): false for min, max, arg... */
+bool cuarr_reduce_op_has_identity(cuarr_reduce_op op);
+
+typedef struct cuarr_reduce_args {
+  uint64_t axes;   /* bit k: axis k is reduced (0-based; ~0 for every axis) */
+  bool keepdims;   /* reduced axes stay, with extent 1 */
+  int dtype;       /* -1: NumPy's default; else the cuarr_dtype of the result (and of the
+                      accumulator, except that float16 accumulates in float32) */
+  int64_t index_base; /* added to argmin/argmax results (the Lua binding passes 1) */
+} cuarr_reduce_args;
+
+/* The accumulator and result dtypes of op over an input of dtype `in` (NumPy's rules: sums and
+ * products of bool and integers widen to int64 (uint64 for unsigned ones), float16 accumulates
+ * in float32; min/max keep the dtype; arg ops and count_nonzero give int64; all/any bool).
+ * dtype >= 0 asks for that result dtype (CUARR_TYPE_ERROR for ops that take none). */
+cuarr_status cuarr_reduce_resolve(cuarr_reduce_op op, cuarr_dtype in, int dtype, cuarr_dtype *acc,
+                                  cuarr_dtype *out_dtype);
+
+/* out = op(in) over args->axes.  *out is given (out->buf != NULL: its shape must be the result's,
+ * with or without the reduced axes as keepdims says; any dtype the result casts to) or
+ * allocated here.  On the device, nothing is synchronised: a full reduction is a 0-d device
+ * array.  CUARR_VALUE_ERROR for an op without identity over an empty axis (when there are
+ * results), for an axis out of range or repeated, and for arg ops over several (not all) axes. */
+cuarr_status cuarr_reduce(cuarr_context *ctx, cuarr_reduce_op op, const cuarr_array *in,
+                          const cuarr_reduce_args *args, cuarr_array *out);
+
+/* Cumulative sums and products along an axis. */
+typedef enum cuarr_scan_op { CUARR_SCAN_CUMSUM, CUARR_SCAN_CUMPROD, CUARR_NSCAN_OPS } cuarr_scan_op;
+
+/* out = the running op of in along axis (0-based; -1: over the flattened array, C order, out
+ * 1-D).  dtype as for cuarr_reduce_resolve's sums (-1: NumPy's default).  out given (its shape
+ * must be in's, or (size,) for axis -1; it may be in itself) or allocated here. */
+cuarr_status cuarr_scan(cuarr_context *ctx, cuarr_scan_op op, const cuarr_array *in, int axis,
+                        int dtype, cuarr_array *out);
+
+/* User reduction kernels with CuPy's semantics:
+ *   cuarr_red_kernel_new("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm", NULL)
+ * map_expr maps the inputs (variables named as the parameters; raw ones are arrays indexed
+ * by the expression; `_i` is the output's index and `_j` the element's index over the reduced
+ * axes), reduce_expr combines `a` and `b` of the reduce type (`_type_reduce`), post_map_expr
+ * sets the output variable from `a`.  identity: a C expression, or NULL/"" for none (the
+ * first value seeds the reduction; reducing nothing is then an error).  Exactly one output
+ * parameter.  Device only. */
+typedef struct cuarr_red_kernel cuarr_red_kernel;
+typedef struct cuarr_red_kernel_options {
+  const char *reduce_type; /* a dtype name or a placeholder; NULL: the output's type */
+  const char *preamble;
+  const char *const *options; /* extra NVRTC options */
+  int n_options;
+} cuarr_red_kernel_options;
+cuarr_status cuarr_red_kernel_new(const char *in_params, const char *out_params,
+                                  const char *map_expr, const char *reduce_expr,
+                                  const char *post_map_expr, const char *identity,
+                                  const char *name, const cuarr_red_kernel_options *opts,
+                                  cuarr_red_kernel **out);
+void cuarr_red_kernel_free(cuarr_red_kernel *k);
+int cuarr_red_kernel_nin(const cuarr_red_kernel *k);
+/* Reduce the inputs (non-raw arrays broadcast together) over `axes` (bit k: axis k of the
+ * broadcast shape; ~0: all) into *out, given (buf != NULL: the result's shape, its dtype binds
+ * the output's type) or allocated here. */
+cuarr_status cuarr_red_kernel_call(cuarr_context *ctx, cuarr_red_kernel *k, int device,
+                                   const cuarr_ew_arg *in, uint64_t axes, bool keepdims,
+                                   cuarr_dtype weak_float_dtype, cuarr_array *out);
 
 /* ---------------------------------------------------------------- diagnostics */
 

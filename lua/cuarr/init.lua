@@ -112,6 +112,10 @@ function M.get_array_module(...)
 end
 cpu.get_array_module = M.get_array_module
 
+-- mean var std nanmean ptp and linalg.norm, composed from the built-in reductions and ufuncs
+-- (in cuarr and cuarr.cpu, and as array methods).
+require("cuarr.reductions")(M, cpu, mt, core.raise)
+
 -- Error objects carry .kind and .message; this tells them from other errors.
 function M.is_error(e, kind)
   return getmetatable(e) == mt.Error and (kind == nil or e.kind == kind)

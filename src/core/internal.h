@@ -54,6 +54,10 @@ cuarr_status cuarr_kernel_get(int device, const char *source, const char *kernel
  * Falls back to a plain launch on older devices. */
 cuarr_status cuarr_launch_dependent(int device, CUfunction f, unsigned grid, unsigned block,
                                     unsigned shared_bytes, CUstream stream, void **args);
+/* The same with a 2-D grid and 2-D blocks. */
+cuarr_status cuarr_launch_dependent_2d(int device, CUfunction f, unsigned grid_x, unsigned grid_y,
+                                       unsigned block_x, unsigned block_y, unsigned shared_bytes,
+                                       CUstream stream, void **args);
 cuarr_status cuarr_launch(CUfunction f, unsigned grid, unsigned block, unsigned shared_bytes,
                           CUstream stream, void **args);
 

@@ -136,10 +136,14 @@ extern const luaL_Reg cuarr_stream_functions[];   /* stream.c */
 extern const luaL_Reg cuarr_pool_functions[];     /* pool.c */
 extern const luaL_Reg cuarr_ew_kernel_functions[]; /* ew_kernel.c */
 void cuarr_lua_open_ew_kernels(lua_State *L, int state_idx);
+extern const luaL_Reg cuarr_red_kernel_functions[]; /* red_kernel.c */
+void cuarr_lua_open_red_kernels(lua_State *L, int state_idx);
 /* ufuncs.c: every ufunc into the table at the top of the stack (host: for cuarr.cpu) */
 void cuarr_lua_set_ufuncs(lua_State *L, int state_idx, bool host);
 /* ufuncs.c: the operators and ufunc methods of the array metatable at mt_idx */
 void cuarr_lua_set_array_ufuncs(lua_State *L, int state_idx, int mt_idx);
+/* reductions.c: every reduction and scan into the table at the top of the stack */
+void cuarr_lua_set_reductions(lua_State *L, int state_idx);
 void cuarr_lua_open_devices(lua_State *L);
 void cuarr_lua_open_streams(lua_State *L);
 void cuarr_lua_open_pools(lua_State *L);

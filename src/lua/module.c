@@ -50,9 +50,12 @@ int luaopen_cuarr_core(lua_State *L) {
   cuarr_lua_open_streams(L);
   cuarr_lua_open_pools(L);
   cuarr_lua_open_ew_kernels(L, state_idx);
+  cuarr_lua_open_red_kernels(L, state_idx);
   luaL_getmetatable(L, CUARR_ARRAY_MT);
   cuarr_lua_set_array_ufuncs(L, state_idx, lua_gettop(L));
-  lua_pop(L, 1);
+  lua_getfield(L, -1, "methods");
+  cuarr_lua_set_reductions(L, state_idx);
+  lua_pop(L, 2);
 
   lua_newtable(L);
   set_funcs(L, state_idx, cuarr_device_functions);
@@ -61,8 +64,10 @@ int luaopen_cuarr_core(lua_State *L) {
   set_funcs(L, state_idx, cuarr_transfer_functions);
   set_funcs(L, state_idx, cuarr_shape_methods);
   set_funcs(L, state_idx, cuarr_ew_kernel_functions);
+  set_funcs(L, state_idx, cuarr_red_kernel_functions);
   set_creations(L, state_idx, false);
   cuarr_lua_set_ufuncs(L, state_idx, false);
+  cuarr_lua_set_reductions(L, state_idx);
   lua_pushcfunction(L, l_perf_counter);
   lua_setfield(L, -2, "perf_counter");
   lua_pushcfunction(L, l_raise);
@@ -71,6 +76,7 @@ int luaopen_cuarr_core(lua_State *L) {
   lua_newtable(L);
   set_creations(L, state_idx, true);
   cuarr_lua_set_ufuncs(L, state_idx, true);
+  cuarr_lua_set_reductions(L, state_idx);
   lua_setfield(L, -2, "cpu");
 
   /* The metatables, for the front end to extend (printing, guards, ...). */

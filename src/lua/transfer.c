@@ -124,8 +124,16 @@ static int array_item(lua_State *L) {
     return cuarr_lua_error(L, CUARR_VALUE_ERROR,
                            "item(): only an array of one element converts to a Lua value (size %lld)",
                            (long long)cuarr_array_size(a));
-  if (cuarr_array_device(a) != CUARR_HOST) a = push_host_copy(L, S, 1, 0);
-  push_element(L, cuarr_array_data(a), a->dtype);
+  if (cuarr_array_device(a) == CUARR_HOST) {
+    push_element(L, cuarr_array_data(a), a->dtype);
+    return 1;
+  }
+  /* One element read into the stack: no host array is made (a:sum():item() in a loop). */
+  cuarr_scalar v;
+  LTRY(L, cuarr_read_item(lstate_context(S, cuarr_array_device(a)), a, &v));
+  _Alignas(8) unsigned char bytes[8];
+  cuarr_scalar_store(v, a->dtype, bytes);
+  push_element(L, bytes, a->dtype);
   return 1;
 }
 

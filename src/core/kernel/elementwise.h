@@ -25,7 +25,7 @@ typedef struct cuarr_ew_operand {
 } cuarr_ew_operand;
 
 /* Most operands of one launch (the kernel parameter space bounds it anyway). */
-#define CUARR_EW_MAX_OPERANDS 128
+#define CUARR_EW_MAX_OPERANDS 128 /* = CUARR_KP_MAX */
 
 /* An operation and everything around it.  `cache` belongs to the engine (the compiled
  * variants: one per operand dtypes, layout class and index width); start it as NULL and keep

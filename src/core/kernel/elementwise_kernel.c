@@ -22,17 +22,11 @@
 
 #include "array/shape_format.h"
 #include "kernel/elementwise.h"
-
-typedef struct param {
-  char *name;
-  int dtype;           /* a cuarr_dtype, or -1 for a placeholder */
-  char placeholder[2]; /* its one-letter name */
-  bool raw;
-} param;
+#include "kernel/kernel_params.h"
 
 struct cuarr_ew_kernel {
   int nin, nout;
-  param *params; /* nin inputs, then nout outputs */
+  cuarr_kparam *params; /* nin inputs, then nout outputs */
   char *name, *operation, *preamble, *loop_prep, *after_loop;
   char **options;
   int n_options;
@@ -40,126 +34,6 @@ struct cuarr_ew_kernel {
 };
 
 /* ---------------------------------------------------------------- parsing */
-
-static bool is_identifier(const char *s, size_t n) {
-  if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
-    return false;
-  for (size_t i = 1; i < n; i++)
-    if (!isalnum((unsigned char)s[i]) && s[i] != '_')
-      return false;
-  return true;
-}
-
-static char *copy_of(const char *s, size_t n) {
-  char *c = malloc(n + 1);
-  if (c) {
-    memcpy(c, s, n);
-    c[n] = '\0';
-  }
-  return c;
-}
-
-static char *dup_or_null(const char *s, bool *failed) {
-  if (!s)
-    return NULL;
-  char *c = copy_of(s, strlen(s));
-  *failed = *failed || !c;
-  return c;
-}
-
-/* The dtype named exactly so (CuPy compares with the dtype's name: no char codes, no C
- * names), or -1. */
-static int dtype_named(const char *s, size_t n) {
-  for (int d = 0; d < CUARR_NDTYPES; d++) {
-    const char *name = cuarr_dtype_name((cuarr_dtype)d);
-    if (strlen(name) == n && memcmp(name, s, n) == 0)
-      return d;
-  }
-  return -1;
-}
-
-/* One "[raw] type name" (the text between commas, [s, s + n)). */
-static cuarr_status parse_param(const char *s, size_t n, const char *which, param *out) {
-  const char *tok[8];
-  size_t len[8];
-  int count = 0;
-  for (size_t i = 0; i < n;) {
-    while (i < n && isspace((unsigned char)s[i]))
-      i++;
-    if (i == n)
-      break;
-    size_t start = i;
-    while (i < n && !isspace((unsigned char)s[i]))
-      i++;
-    if (count == 8)
-      return cuarr_fail(CUARR_VALUE_ERROR, "syntax error in %s parameter \"%.*s\"", which, (int)n,
-                        s);
-    tok[count] = s + start;
-    len[count++] = i - start;
-  }
-  if (count < 2)
-    return cuarr_fail(CUARR_VALUE_ERROR,
-                      "syntax error in %s parameter \"%.*s\" (expected [raw] type name)", which,
-                      (int)n, s);
-  memset(out, 0, sizeof *out);
-  for (int t = 0; t < count - 2; t++) {
-    if (len[t] == 3 && memcmp(tok[t], "raw", 3) == 0)
-      out->raw = true;
-    else if (!(len[t] == 10 && memcmp(tok[t], "_non_const", 10) == 0)) /* CuPy's; no effect */
-      return cuarr_fail(CUARR_VALUE_ERROR, "unknown keyword \"%.*s\" in %s parameter \"%.*s\"",
-                        (int)len[t], tok[t], which, (int)n, s);
-  }
-  const char *type = tok[count - 2], *name = tok[count - 1];
-  size_t type_len = len[count - 2], name_len = len[count - 1];
-  out->dtype = dtype_named(type, type_len);
-  if (out->dtype < 0) {
-    if (type_len != 1 || !is_identifier(type, 1))
-      return cuarr_fail(CUARR_VALUE_ERROR,
-                        "unknown type \"%.*s\" in %s parameter \"%.*s\" (a dtype name such as "
-                        "float32, or a one-letter placeholder such as T)",
-                        (int)type_len, type, which, (int)n, s);
-    out->placeholder[0] = type[0];
-  }
-  if (!is_identifier(name, name_len))
-    return cuarr_fail(CUARR_VALUE_ERROR, "invalid name \"%.*s\" in %s parameter \"%.*s\"",
-                      (int)name_len, name, which, (int)n, s);
-  if ((name_len == 1 && name[0] == 'i') || (name_len == 4 && memcmp(name, "_ind", 4) == 0) ||
-      (name_len >= 6 && (memcmp(name, "_cuarr", 6) == 0 || memcmp(name, "cuarr_", 6) == 0)))
-    return cuarr_fail(CUARR_VALUE_ERROR,
-                      "the name \"%.*s\" is reserved (i, _ind, _cuarr..., cuarr_...)",
-                      (int)name_len, name);
-  out->name = copy_of(name, name_len);
-  if (!out->name)
-    return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel parameter");
-  return CUARR_OK;
-}
-
-/* A comma-separated list into params[*count...]; an empty or blank list has none. */
-static cuarr_status parse_list(const char *list, const char *which, param *params, int *count) {
-  const char *p = list;
-  while (isspace((unsigned char)*p))
-    p++;
-  if (!*p)
-    return CUARR_OK;
-  for (;;) {
-    size_t n = strcspn(p, ",");
-    if (*count == CUARR_EW_MAX_OPERANDS)
-      return cuarr_fail(CUARR_VALUE_ERROR, "a kernel takes at most %d parameters",
-                        CUARR_EW_MAX_OPERANDS);
-    CUARR_TRY(parse_param(p, n, which, &params[*count]));
-    ++*count;
-    if (!p[n])
-      return CUARR_OK;
-    p += n + 1;
-  }
-}
-
-static int count_commas(const char *s) {
-  int n = 0;
-  for (; *s; s++)
-    n += *s == ',';
-  return n;
-}
 
 void cuarr_ew_kernel_free(cuarr_ew_kernel *k) {
   if (!k)
@@ -187,7 +61,7 @@ cuarr_status cuarr_ew_kernel_new(const char *in_params, const char *out_params,
     return cuarr_fail(CUARR_VALUE_ERROR, "a kernel needs in_params, out_params and operation");
   if (!name)
     name = "kernel"; /* CuPy's default */
-  if (!is_identifier(name, strlen(name)))
+  if (!cuarr_kp_is_identifier(name, strlen(name)))
     return cuarr_fail(CUARR_VALUE_ERROR, "invalid kernel name \"%s\"", name);
   if (opts && (opts->n_options < 0 || (opts->n_options > 0 && !opts->options)))
     return cuarr_fail(CUARR_VALUE_ERROR, "bad compile option list");
@@ -195,17 +69,17 @@ cuarr_status cuarr_ew_kernel_new(const char *in_params, const char *out_params,
   if (!k)
     return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel");
   /* Bound the parameter count by the commas (the lists are parsed into one array). */
-  int most = count_commas(in_params) + count_commas(out_params) + 2;
+  int most = cuarr_kp_count_commas(in_params) + cuarr_kp_count_commas(out_params) + 2;
   if (most > CUARR_EW_MAX_OPERANDS)
     most = CUARR_EW_MAX_OPERANDS;
   k->params = calloc((size_t)most, sizeof *k->params);
   cuarr_status s = k->params ? CUARR_OK : cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory");
   int count = 0;
   if (s == CUARR_OK)
-    s = parse_list(in_params, "input", k->params, &count);
+    s = cuarr_kp_parse_list(in_params, "input", k->params, &count);
   k->nin = count;
   if (s == CUARR_OK)
-    s = parse_list(out_params, "output", k->params, &count);
+    s = cuarr_kp_parse_list(out_params, "output", k->params, &count);
   k->nout = count - k->nin;
   if (s != CUARR_OK) { /* names parsed so far are freed with the kernel */
     cuarr_ew_kernel_free(k);
@@ -217,17 +91,17 @@ cuarr_status cuarr_ew_kernel_new(const char *in_params, const char *out_params,
         s = cuarr_fail(CUARR_VALUE_ERROR, "duplicate parameter name \"%s\"", k->params[i].name);
 
   bool failed = false;
-  k->name = dup_or_null(name, &failed);
-  k->operation = dup_or_null(operation, &failed);
+  k->name = cuarr_kp_dup(name, &failed);
+  k->operation = cuarr_kp_dup(operation, &failed);
   if (opts) {
-    k->preamble = dup_or_null(opts->preamble, &failed);
-    k->loop_prep = dup_or_null(opts->loop_prep, &failed);
-    k->after_loop = dup_or_null(opts->after_loop, &failed);
+    k->preamble = cuarr_kp_dup(opts->preamble, &failed);
+    k->loop_prep = cuarr_kp_dup(opts->loop_prep, &failed);
+    k->after_loop = cuarr_kp_dup(opts->after_loop, &failed);
     if (opts->n_options > 0) {
       k->options = calloc((size_t)opts->n_options, sizeof *k->options);
       failed = failed || !k->options;
       for (int i = 0; k->options && i < opts->n_options; i++) {
-        k->options[i] = dup_or_null(opts->options[i] ? opts->options[i] : "", &failed);
+        k->options[i] = cuarr_kp_dup(opts->options[i] ? opts->options[i] : "", &failed);
         k->n_options = i + 1;
       }
     }
@@ -257,34 +131,9 @@ int cuarr_ew_kernel_nout(const cuarr_ew_kernel *k) { return k ? k->nout : 0; }
 /* ---------------------------------------------------------------- calling */
 
 /* bool < integers < floats, as NumPy orders kinds. */
-static int kind_of(cuarr_dtype d) {
-  return cuarr_dtype_is_bool(d) ? 0 : cuarr_dtype_is_float(d) ? 2 : 1;
-}
-
-typedef struct binding {
-  int dtype[256]; /* per placeholder letter: the bound dtype, or -1 */
-  int rank[256];  /* scalar bindings: kind * 2 + strong, to let the strongest win */
-} binding;
-
-static cuarr_status bind_array(const param *p, const cuarr_array *a, binding *b) {
-  int want = p->dtype >= 0 ? p->dtype : b->dtype[(unsigned char)p->placeholder[0]];
-  if (want < 0) {
-    b->dtype[(unsigned char)p->placeholder[0]] = (int)a->dtype;
-    return CUARR_OK;
-  }
-  if (want == (int)a->dtype)
-    return CUARR_OK;
-  if (p->dtype >= 0)
-    return cuarr_fail(CUARR_TYPE_ERROR, "type mismatch: parameter %s is %s, the array is %s",
-                      p->name, cuarr_dtype_name((cuarr_dtype)want), cuarr_dtype_name(a->dtype));
-  return cuarr_fail(
-      CUARR_TYPE_ERROR, "type mismatch: parameter %s is %s (bound to %s), the array is %s", p->name,
-      p->placeholder, cuarr_dtype_name((cuarr_dtype)want), cuarr_dtype_name(a->dtype));
-}
-
 static bool is_host(const cuarr_array *a) { return cuarr_array_device(a) == CUARR_HOST; }
 
-static cuarr_status check_device_array(const param *p, const cuarr_array *a) {
+static cuarr_status check_device_array(const cuarr_kparam *p, const cuarr_array *a) {
   CUARR_TRY(cuarr_array_check_live(a));
   if (is_host(a))
     return cuarr_fail(CUARR_VALUE_ERROR, "ElementwiseKernel runs on the device: %s is a host array",
@@ -293,21 +142,6 @@ static cuarr_status check_device_array(const param *p, const cuarr_array *a) {
 }
 
 /* Broadcast shape into (ndim, shape) (NumPy's rules); false when it does not fit. */
-static bool broadcast_into(int *ndim, int64_t *shape, const cuarr_array *a) {
-  int nd = a->ndim > *ndim ? a->ndim : *ndim;
-  int64_t out[CUARR_MAXDIM];
-  for (int d = 0; d < nd; d++) {
-    int da = d - (nd - a->ndim), ds = d - (nd - *ndim);
-    int64_t ea = da >= 0 ? a->shape[da] : 1, es = ds >= 0 ? shape[ds] : 1;
-    if (ea != es && ea != 1 && es != 1)
-      return false;
-    out[d] = ea == 1 ? es : ea;
-  }
-  memcpy(shape, out, (size_t)nd * sizeof *shape);
-  *ndim = nd;
-  return true;
-}
-
 cuarr_status cuarr_ew_kernel_call(cuarr_context *ctx, cuarr_ew_kernel *k, int device,
                                   const cuarr_ew_arg *in, cuarr_array *outputs, int64_t size,
                                   cuarr_dtype weak_float_dtype) {
@@ -320,23 +154,23 @@ cuarr_status cuarr_ew_kernel_call(cuarr_context *ctx, cuarr_ew_kernel *k, int de
     return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s: size must be non-negative", k->name);
   if ((k->nin > 0 && !in) || (k->nout > 0 && !outputs))
     return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s: missing arguments", k->name);
-  const param *ins = k->params, *outs = k->params + k->nin;
+  const cuarr_kparam *ins = k->params, *outs = k->params + k->nin;
 
   /* Placeholders: outputs given, then input arrays, as CuPy; then scalars for the rest. */
-  binding b;
+  cuarr_kp_binding b;
   for (int c = 0; c < 256; c++)
     b.dtype[c] = b.rank[c] = -1;
   for (int j = 0; j < k->nout; j++) {
     if (!outputs[j].buf)
       continue;
     CUARR_TRY(check_device_array(&outs[j], &outputs[j]));
-    CUARR_TRY(bind_array(&outs[j], &outputs[j], &b));
+    CUARR_TRY(cuarr_kp_bind_array(&outs[j], &outputs[j], &b));
   }
   for (int j = 0; j < k->nin; j++) {
     if (!in[j].array)
       continue;
     CUARR_TRY(check_device_array(&ins[j], in[j].array));
-    CUARR_TRY(bind_array(&ins[j], in[j].array, &b));
+    CUARR_TRY(cuarr_kp_bind_array(&ins[j], in[j].array, &b));
   }
   int scalar_dtype[256];
   for (int c = 0; c < 256; c++)
@@ -353,7 +187,7 @@ cuarr_status cuarr_ew_kernel_call(cuarr_context *ctx, cuarr_ew_kernel *k, int de
                     : cuarr_dtype_is_bool(sd)  ? CUARR_BOOL
                     : cuarr_dtype_is_float(sd) ? weak_float_dtype
                                                : CUARR_INT64;
-    int rank = kind_of(sd) * 2 + (in[j].weak ? 0 : 1);
+    int rank = cuarr_kp_kind_of(sd) * 2 + (in[j].weak ? 0 : 1);
     if (rank > b.rank[c]) {
       b.rank[c] = rank;
       scalar_dtype[c] = (int)d;
@@ -361,7 +195,7 @@ cuarr_status cuarr_ew_kernel_call(cuarr_context *ctx, cuarr_ew_kernel *k, int de
   }
   cuarr_dtype types[CUARR_EW_MAX_OPERANDS];
   for (int j = 0; j < k->nin + k->nout; j++) {
-    const param *p = &k->params[j];
+    const cuarr_kparam *p = &k->params[j];
     unsigned char c = (unsigned char)p->placeholder[0];
     int d = p->dtype >= 0 ? p->dtype : b.dtype[c] >= 0 ? b.dtype[c] : scalar_dtype[c];
     if (d < 0)
@@ -383,7 +217,7 @@ cuarr_status cuarr_ew_kernel_call(cuarr_context *ctx, cuarr_ew_kernel *k, int de
                                                      : NULL;
     if (!a || k->params[j].raw)
       continue;
-    if (!broadcast_into(&ndim, shape, a)) {
+    if (!cuarr_kp_broadcast_into(&ndim, shape, a)) {
       char sa[CUARR_SHAPE_STR_SIZE], sb[CUARR_SHAPE_STR_SIZE];
       return cuarr_fail(CUARR_VALUE_ERROR,
                         "kernel %s: operands could not be broadcast together: %s has shape %s, "
@@ -439,7 +273,7 @@ cuarr_status cuarr_ew_kernel_call(cuarr_context *ctx, cuarr_ew_kernel *k, int de
   if (s == CUARR_OK) {
     cuarr_ew_operand ops[CUARR_EW_MAX_OPERANDS];
     for (int j = 0; j < k->nin + k->nout; j++) {
-      const param *p = &k->params[j];
+      const cuarr_kparam *p = &k->params[j];
       bool output = j >= k->nin;
       ops[j] = (cuarr_ew_operand){
           .array = output ? &outputs[j - k->nin] : in[j].array,

@@ -221,3 +221,22 @@ cuarr_status cuarr_fill_linear(cuarr_context *ctx, const cuarr_array *dst, cuarr
   CUARR_TRY(cuarr_ctx_stream_for(ctx, dev, &stream));
   return cuarr_device_fill_linear(ctx, dst, start, step, last_is_stop, stop);
 }
+
+cuarr_status cuarr_read_item(cuarr_context *ctx, const cuarr_array *a, cuarr_scalar *out) {
+  CUARR_TRY(cuarr_array_check_live(a));
+  if (cuarr_array_size(a) != 1)
+    return cuarr_fail(CUARR_VALUE_ERROR, "only an array of one element has an item (size %lld)",
+                      (long long)cuarr_array_size(a));
+  int dev = cuarr_array_device(a);
+  if (dev == CUARR_HOST) {
+    *out = cuarr_scalar_load(cuarr_array_data(a), a->dtype);
+    return CUARR_OK;
+  }
+  CUstream stream = NULL;
+  CUARR_TRY(cuarr_ctx_stream_for(ctx, dev, &stream));
+  _Alignas(8) unsigned char bytes[8];
+  CUARR_TRY(
+      cuarr_download(dev, stream, bytes, cuarr_array_data(a), cuarr_dtype_size(a->dtype), false));
+  *out = cuarr_scalar_load(bytes, a->dtype);
+  return CUARR_OK;
+}

@@ -52,7 +52,8 @@ static void parallel_memcpy(void *dst, const void *src, size_t n) {
 
 enum {
   CHUNK = 8 << 20,          /* bytes per staging step */
-  STAGE_THRESHOLD = 1 << 20 /* below this the driver's own path is as fast */
+  STAGE_THRESHOLD = 1 << 20, /* below this the driver's own path is as fast */
+  SMALL_DOWNLOAD = 4096      /* at most this: through one pinned block */
 };
 
 /* Two pinned blocks and an event for each: the event says when the DMA using it is done. */
@@ -135,6 +136,23 @@ cuarr_status cuarr_download(int device, CUstream stream, void *dst, const void *
   if (dst_pinned)
     return cuarr_cu_check(cuarr_cu.cuMemcpyDtoHAsync(dst, (CUdeviceptr)src, n, stream),
                           "cuMemcpyDtoHAsync");
+  if (n <= SMALL_DOWNLOAD) {
+    /* A few bytes (item(), a reduction's result): through a pinned block from the pool, one
+     * asynchronous copy and one wait, which the driver's own path for pageable memory takes
+     * longer to do. */
+    cuarr_pool *pool = cuarr_pinned_pool();
+    cuarr_block *b = NULL;
+    cuarr_reclaim none = {NULL, NULL};
+    if (pool && cuarr_pool_alloc(pool, n, NULL, none, &b) == CUARR_OK) {
+      cuarr_status s = cuarr_cu_check(
+          cuarr_cu.cuMemcpyDtoHAsync(b->ptr, (CUdeviceptr)src, n, stream), "cuMemcpyDtoHAsync");
+      if (s == CUARR_OK)
+        s = cuarr_cu_check(cuarr_cu.cuStreamSynchronize(stream), "cuStreamSynchronize");
+      if (s == CUARR_OK) memcpy(dst, b->ptr, n);
+      cuarr_pool_free(pool, b, NULL);
+      return s;
+    }
+  }
   if (n < STAGE_THRESHOLD) {
     CUARR_CU(cuMemcpyDtoHAsync(dst, (CUdeviceptr)src, n, stream));
     return cuarr_cu_check(cuarr_cu.cuStreamSynchronize(stream), "cuStreamSynchronize");

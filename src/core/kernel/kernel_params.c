@@ -1,0 +1,167 @@
+/*
+ * kernel_params.c -- the parameter lists of user kernels ("float32 x, raw T y"), as CuPy's
+ * ParameterInfo reads them, and the binding of type placeholders from arguments: shared by
+ * ElementwiseKernel (kernel/elementwise_kernel.c) and ReductionKernel
+ * (reduce/reduction_kernel.c).
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array/shape_format.h"
+#include "kernel/kernel_params.h"
+
+bool cuarr_kp_is_identifier(const char *s, size_t n) {
+  if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+    return false;
+  for (size_t i = 1; i < n; i++)
+    if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+      return false;
+  return true;
+}
+
+char *cuarr_kp_copy(const char *s, size_t n) {
+  char *c = malloc(n + 1);
+  if (c) {
+    memcpy(c, s, n);
+    c[n] = '\0';
+  }
+  return c;
+}
+
+char *cuarr_kp_dup(const char *s, bool *failed) {
+  if (!s)
+    return NULL;
+  char *c = cuarr_kp_copy(s, strlen(s));
+  *failed = *failed || !c;
+  return c;
+}
+
+/* The dtype named exactly so (CuPy compares with the dtype's name: no char codes, no C
+ * names), or -1. */
+static int dtype_named(const char *s, size_t n) {
+  for (int d = 0; d < CUARR_NDTYPES; d++) {
+    const char *name = cuarr_dtype_name((cuarr_dtype)d);
+    if (strlen(name) == n && memcmp(name, s, n) == 0)
+      return d;
+  }
+  return -1;
+}
+
+/* One "[raw] type name" (the text between commas, [s, s + n)). */
+static cuarr_status parse_param(const char *s, size_t n, const char *which, cuarr_kparam *out) {
+  const char *tok[8];
+  size_t len[8];
+  int count = 0;
+  for (size_t i = 0; i < n;) {
+    while (i < n && isspace((unsigned char)s[i]))
+      i++;
+    if (i == n)
+      break;
+    size_t start = i;
+    while (i < n && !isspace((unsigned char)s[i]))
+      i++;
+    if (count == 8)
+      return cuarr_fail(CUARR_VALUE_ERROR, "syntax error in %s parameter \"%.*s\"", which, (int)n,
+                        s);
+    tok[count] = s + start;
+    len[count++] = i - start;
+  }
+  if (count < 2)
+    return cuarr_fail(CUARR_VALUE_ERROR,
+                      "syntax error in %s parameter \"%.*s\" (expected [raw] type name)", which,
+                      (int)n, s);
+  memset(out, 0, sizeof *out);
+  for (int t = 0; t < count - 2; t++) {
+    if (len[t] == 3 && memcmp(tok[t], "raw", 3) == 0)
+      out->raw = true;
+    else if (!(len[t] == 10 && memcmp(tok[t], "_non_const", 10) == 0)) /* CuPy's; no effect */
+      return cuarr_fail(CUARR_VALUE_ERROR, "unknown keyword \"%.*s\" in %s parameter \"%.*s\"",
+                        (int)len[t], tok[t], which, (int)n, s);
+  }
+  const char *type = tok[count - 2], *name = tok[count - 1];
+  size_t type_len = len[count - 2], name_len = len[count - 1];
+  out->dtype = dtype_named(type, type_len);
+  if (out->dtype < 0) {
+    if (type_len != 1 || !cuarr_kp_is_identifier(type, 1))
+      return cuarr_fail(CUARR_VALUE_ERROR,
+                        "unknown type \"%.*s\" in %s parameter \"%.*s\" (a dtype name such as "
+                        "float32, or a one-letter placeholder such as T)",
+                        (int)type_len, type, which, (int)n, s);
+    out->placeholder[0] = type[0];
+  }
+  if (!cuarr_kp_is_identifier(name, name_len))
+    return cuarr_fail(CUARR_VALUE_ERROR, "invalid name \"%.*s\" in %s parameter \"%.*s\"",
+                      (int)name_len, name, which, (int)n, s);
+  if ((name_len == 1 && name[0] == 'i') || (name_len == 4 && memcmp(name, "_ind", 4) == 0) ||
+      (name_len >= 6 && (memcmp(name, "_cuarr", 6) == 0 || memcmp(name, "cuarr_", 6) == 0)))
+    return cuarr_fail(CUARR_VALUE_ERROR,
+                      "the name \"%.*s\" is reserved (i, _ind, _cuarr..., cuarr_...)",
+                      (int)name_len, name);
+  out->name = cuarr_kp_copy(name, name_len);
+  if (!out->name)
+    return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel parameter");
+  return CUARR_OK;
+}
+
+/* A comma-separated list into params[*count...]; an empty or blank list has none. */
+cuarr_status cuarr_kp_parse_list(const char *list, const char *which, cuarr_kparam *params,
+                                 int *count) {
+  const char *p = list;
+  while (isspace((unsigned char)*p))
+    p++;
+  if (!*p)
+    return CUARR_OK;
+  for (;;) {
+    size_t n = strcspn(p, ",");
+    if (*count == CUARR_KP_MAX)
+      return cuarr_fail(CUARR_VALUE_ERROR, "a kernel takes at most %d parameters", CUARR_KP_MAX);
+    CUARR_TRY(parse_param(p, n, which, &params[*count]));
+    ++*count;
+    if (!p[n])
+      return CUARR_OK;
+    p += n + 1;
+  }
+}
+
+int cuarr_kp_count_commas(const char *s) {
+  int n = 0;
+  for (; *s; s++)
+    n += *s == ',';
+  return n;
+}
+
+int cuarr_kp_kind_of(cuarr_dtype d) {
+  return cuarr_dtype_is_bool(d) ? 0 : cuarr_dtype_is_float(d) ? 2 : 1;
+}
+
+cuarr_status cuarr_kp_bind_array(const cuarr_kparam *p, const cuarr_array *a, cuarr_kp_binding *b) {
+  int want = p->dtype >= 0 ? p->dtype : b->dtype[(unsigned char)p->placeholder[0]];
+  if (want < 0) {
+    b->dtype[(unsigned char)p->placeholder[0]] = (int)a->dtype;
+    return CUARR_OK;
+  }
+  if (want == (int)a->dtype)
+    return CUARR_OK;
+  if (p->dtype >= 0)
+    return cuarr_fail(CUARR_TYPE_ERROR, "type mismatch: parameter %s is %s, the array is %s",
+                      p->name, cuarr_dtype_name((cuarr_dtype)want), cuarr_dtype_name(a->dtype));
+  return cuarr_fail(
+      CUARR_TYPE_ERROR, "type mismatch: parameter %s is %s (bound to %s), the array is %s", p->name,
+      p->placeholder, cuarr_dtype_name((cuarr_dtype)want), cuarr_dtype_name(a->dtype));
+}
+
+bool cuarr_kp_broadcast_into(int *ndim, int64_t *shape, const cuarr_array *a) {
+  int nd = a->ndim > *ndim ? a->ndim : *ndim;
+  int64_t out[CUARR_MAXDIM];
+  for (int d = 0; d < nd; d++) {
+    int da = d - (nd - a->ndim), ds = d - (nd - *ndim);
+    int64_t ea = da >= 0 ? a->shape[da] : 1, es = ds >= 0 ? shape[ds] : 1;
+    if (ea != es && ea != 1 && es != 1)
+      return false;
+    out[d] = ea == 1 ? es : ea;
+  }
+  memcpy(shape, out, (size_t)nd * sizeof *shape);
+  *ndim = nd;
+  return true;
+}

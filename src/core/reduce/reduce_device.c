@@ -1,0 +1,243 @@
+/*
+ * reduce_device.c -- the built-in reductions on the device: each op is a reduction program
+ * (map, reduce, post, identity, as a ReductionKernel would spell it) run by the engine
+ * (reduce_engine.c), with the helpers of kernels/reduction.cu for NaN-aware min/max and the
+ * argmin/argmax pairs.
+ *
+ * Types: the input is loaded and converted to the op's variable type (the accumulator dtype
+ * for sums and products; the input's dtype for min/max and the arg ops, float16 as float,
+ * which is exact; bool for all/any/count_nonzero), and the result is stored converted to the
+ * output's dtype.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reduce/reduce_engine.h"
+
+/* One program per op (the identity depends on the type, so min/max spell it generically). */
+static cuarr_red_program programs[CUARR_NREDUCE_OPS] = {
+    [CUARR_REDUCE_SUM] = {"cuarr_sum", "in0", "a + b", "out0 = a", "0"},
+    [CUARR_REDUCE_PROD] = {"cuarr_prod", "in0", "a * b", "out0 = a", "1"},
+    [CUARR_REDUCE_NANSUM] = {"cuarr_nansum", "cuarr_red_isnan(in0) ? (acc_t)0 : (acc_t)in0",
+                             "a + b", "out0 = a", "0"},
+    [CUARR_REDUCE_NANPROD] = {"cuarr_nanprod", "cuarr_red_isnan(in0) ? (acc_t)1 : (acc_t)in0",
+                              "a * b", "out0 = a", "1"},
+    /* The identities of min and max lose to every value: +-inf (or NaN for the nan- ops, which
+     * then give NaN only when every element is NaN), or the type's extremes. */
+    [CUARR_REDUCE_MIN] = {"cuarr_min", "in0", "cuarr_red_min(a, b)", "out0 = a",
+                          "cuarr_red_hi<acc_t>()"},
+    [CUARR_REDUCE_MAX] = {"cuarr_max", "in0", "cuarr_red_max(a, b)", "out0 = a",
+                          "cuarr_red_lo<acc_t>()"},
+    [CUARR_REDUCE_NANMIN] = {"cuarr_nanmin", "in0", "cuarr_red_fmin(a, b)", "out0 = a",
+                             "cuarr_red_nan_or_hi<acc_t>()"},
+    [CUARR_REDUCE_NANMAX] = {"cuarr_nanmax", "in0", "cuarr_red_fmax(a, b)", "out0 = a",
+                             "cuarr_red_nan_or_lo<acc_t>()"},
+    [CUARR_REDUCE_ARGMIN] = {"cuarr_argmin", "acc_t{in0, _j}",
+                             "cuarr_red_argpick<decltype(a.v), false>(a, b)",
+                             "out0 = a.i + index_base",
+                             "cuarr_red_arg_identity<decltype(acc_t::v), false>()",
+                             .fold_expr = "cuarr_red_argfold<decltype(a.v), false>(a, b)",
+                             .ordered = true},
+    [CUARR_REDUCE_ARGMAX] = {"cuarr_argmax", "acc_t{in0, _j}",
+                             "cuarr_red_argpick<decltype(a.v), true>(a, b)",
+                             "out0 = a.i + index_base",
+                             "cuarr_red_arg_identity<decltype(acc_t::v), true>()",
+                             .fold_expr = "cuarr_red_argfold<decltype(a.v), true>(a, b)",
+                             .ordered = true},
+    [CUARR_REDUCE_ALL] = {"cuarr_all", "in0", "a && b", "out0 = a", "true"},
+    [CUARR_REDUCE_ANY] = {"cuarr_any", "in0", "a || b", "out0 = a", "false"},
+    [CUARR_REDUCE_COUNT_NONZERO] = {"cuarr_count_nonzero", "(acc_t)in0", "a + b", "out0 = a", "0"},
+};
+
+static bool is_arg(cuarr_reduce_op op) {
+  return op == CUARR_REDUCE_ARGMIN || op == CUARR_REDUCE_ARGMAX;
+}
+
+/* The variable's dtype: what the element is converted to before the map. */
+static cuarr_dtype var_dtype(cuarr_reduce_op op, cuarr_dtype in, cuarr_dtype acc) {
+  switch (op) {
+  case CUARR_REDUCE_MIN:
+  case CUARR_REDUCE_MAX:
+  case CUARR_REDUCE_NANMIN:
+  case CUARR_REDUCE_NANMAX:
+  case CUARR_REDUCE_ARGMIN:
+  case CUARR_REDUCE_ARGMAX: return in == CUARR_FLOAT16 ? CUARR_FLOAT32 : in;
+  case CUARR_REDUCE_ALL:
+  case CUARR_REDUCE_ANY:
+  case CUARR_REDUCE_COUNT_NONZERO: return CUARR_BOOL;
+  default: return acc;
+  }
+}
+
+/* The op's typing for an input dtype, accumulator and output storage. */
+static void op_types(cuarr_reduce_op op, cuarr_dtype in, cuarr_dtype acc, cuarr_red_types *t,
+                     cuarr_red_operand *operands, int *n, int64_t index_base) {
+  static const char *const pair_types[CUARR_NDTYPES] = {"cuarr_red_arg<bool>",
+                                                        "cuarr_red_arg<signed char>",
+                                                        "cuarr_red_arg<short>",
+                                                        "cuarr_red_arg<int>",
+                                                        "cuarr_red_arg<long long>",
+                                                        "cuarr_red_arg<unsigned char>",
+                                                        "cuarr_red_arg<unsigned short>",
+                                                        "cuarr_red_arg<unsigned int>",
+                                                        "cuarr_red_arg<unsigned long long>",
+                                                        "cuarr_red_arg<float>",
+                                                        "cuarr_red_arg<float>",
+                                                        "cuarr_red_arg<double>"};
+  cuarr_dtype v = var_dtype(op, in, acc);
+  memset(t, 0, sizeof *t);
+  t->out_name = "out0";
+  if (is_arg(op)) {
+    t->acc_type = pair_types[in];
+    t->acc_size = 16; /* a value of at most 8 bytes and a long long */
+    t->acc = v;
+    t->out_var = CUARR_INT64;
+  } else {
+    t->acc = op == CUARR_REDUCE_ALL || op == CUARR_REDUCE_ANY ? CUARR_BOOL
+             : op == CUARR_REDUCE_COUNT_NONZERO               ? CUARR_INT64
+             : var_dtype(op, in, acc) == acc                  ? acc
+                                                              : v;
+    t->acc_size = cuarr_dtype_size(t->acc);
+    t->out_var = t->acc;
+  }
+  *n = 1;
+  operands[0] = (cuarr_red_operand){.var_dtype = v, .name = "in0"};
+  if (is_arg(op)) {
+    operands[1] = (cuarr_red_operand){
+        .scalar = {.dtype = CUARR_INT64, .v.i = index_base},
+        .var_dtype = CUARR_INT64,
+        .name = "index_base",
+    };
+    *n = 2;
+  }
+}
+
+cuarr_status cuarr_device_reduce(cuarr_context *ctx, const cuarr_reduce_call *c) {
+  if ((unsigned)c->op >= CUARR_NREDUCE_OPS)
+    return cuarr_fail(CUARR_VALUE_ERROR, "unknown reduction");
+  cuarr_red_types types;
+  cuarr_red_operand operands[2];
+  int n;
+  op_types(c->op, c->in->dtype, c->acc, &types, operands, &n, c->index_base);
+  operands[0].array = c->in;
+  return cuarr_red_launch(ctx, cuarr_array_device(c->in), &programs[c->op], n, operands, &types,
+                          c->out, c->axes);
+}
+
+/* ---------------------------------------------------------------- make test */
+
+/* Every variant the engine can pick for the built-ins with their default dtypes: rows and
+ * cols, with and without vectors, 32- and 64-bit indexing.  Item i is
+ * (op, dtype, variant) decoded from i; KERNELS_PER_PROGRAM of them share a program, each in
+ * its own namespace after one prelude. */
+#define KERNELS_PER_PROGRAM 48
+enum { N_SHAPES = 8 }; /* 4 variant/vector forms x 2 index widths */
+
+typedef struct item {
+  cuarr_reduce_op op;
+  cuarr_dtype in;
+  int variant, vec;
+  bool wide;
+} item;
+
+static bool item_at(int i, item *it) {
+  int shape = i % N_SHAPES, rest = i / N_SHAPES;
+  it->in = (cuarr_dtype)(rest % CUARR_NDTYPES);
+  it->op = (cuarr_reduce_op)(rest / CUARR_NDTYPES);
+  it->wide = shape & 1;
+  int form = shape / 2, v = (int)(16 / cuarr_dtype_size(it->in));
+  it->variant = form < 2 ? CUARR_RED_ROWS : CUARR_RED_COLS;
+  it->vec = form == 1 ? v : form == 3 ? (v > 4 ? 4 : v) : 1;
+  return it->op < CUARR_NREDUCE_OPS;
+}
+
+/* The source of item i in namespace ns, and its kernel name. */
+static char *item_source(int i, const char *ns, char **name) {
+  item it;
+  item_at(i, &it);
+  cuarr_dtype acc, out;
+  if (cuarr_reduce_resolve(it.op, it.in, -1, &acc, &out) != CUARR_OK)
+    return NULL;
+  cuarr_red_types types;
+  cuarr_red_operand operands[2];
+  int n;
+  op_types(it.op, it.in, acc, &types, operands, &n, 0);
+  cuarr_array shape_only = {.dtype = it.in}; /* only a raw operand's layout is read */
+  operands[0].array = &shape_only;
+  cuarr_dtype storage[2] = {it.in, CUARR_INT64};
+  return cuarr_red_source(&programs[it.op], n, operands, storage, &types, out, it.variant, it.vec,
+                          it.wide, ns, name);
+}
+
+typedef struct job {
+  int n;
+} job;
+
+static int program_end(void *ctx, int first) {
+  const job *j = ctx;
+  return first + KERNELS_PER_PROGRAM < j->n ? first + KERNELS_PER_PROGRAM : j->n;
+}
+
+static cuarr_status compile_program(void *ctx, const cuarr_compile_options *o, int first, int end,
+                                    int *found) {
+  const job *j = ctx;
+  if (end > j->n)
+    end = j->n;
+  char *prelude = cuarr_red_prelude();
+  if (!prelude)
+    return CUARR_OUT_OF_MEMORY;
+  size_t len = strlen(prelude), cap = len + 1;
+  char *source = prelude;
+  char **names = calloc((size_t)(end - first), sizeof *names);
+  cuarr_status s = names ? CUARR_OK : cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory");
+  for (int i = first; i < end && s == CUARR_OK; i++) {
+    char ns[32];
+    snprintf(ns, sizeof ns, "_cuarr_k%d", i);
+    char *part = item_source(i, ns, &names[i - first]);
+    if (!part) {
+      s = CUARR_OUT_OF_MEMORY;
+      break;
+    }
+    size_t n = strlen(part);
+    if (len + n + 1 > cap) {
+      cap = 2 * (len + n + 1);
+      char *grown = realloc(source, cap);
+      if (!grown) {
+        free(part);
+        s = cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory");
+        break;
+      }
+      source = grown;
+    }
+    memcpy(source + len, part, n + 1);
+    len += n;
+    free(part);
+  }
+  char *cubin = NULL;
+  size_t size = 0;
+  if (s == CUARR_OK)
+    s = cuarr_nvrtc_compile(source, "cuarr_reductions.cu", o->options, o->n_options, o->arch,
+                            &cubin, &size);
+  *found = 0;
+  for (int i = first; i < end && s == CUARR_OK; i++) {
+    if (cuarr_cubin_has(cubin, size, names[i - first]))
+      ++*found;
+    else
+      s = cuarr_fail(CUARR_COMPILE_ERROR, "kernel %s is missing from the compiled program",
+                     names[i - first]);
+  }
+  for (int i = 0; names && i < end - first; i++)
+    free(names[i]);
+  free(names);
+  free(cubin);
+  free(source);
+  return s;
+}
+
+cuarr_status cuarr_reduce_kernels_compile_all(int arch, int *n_compiled) {
+  *n_compiled = 0;
+  CUARR_TRY(cuarr_load_nvrtc());
+  job j = {.n = CUARR_NREDUCE_OPS * CUARR_NDTYPES * N_SHAPES};
+  return cuarr_compile_batches(arch, j.n, program_end, compile_program, &j, n_compiled);
+}

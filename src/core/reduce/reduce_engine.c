@@ -1,0 +1,587 @@
+/*
+ * reduce_engine.c -- cuarr_red_launch: lay a reduction out, choose the kernel variant and the
+ * grid, find the kernel in the program's cache (compiling it on first use) and launch it.
+ *
+ * Layout: the axes split into kept ones (the outputs) and reduced ones.  Each group is sorted
+ * by the first input's strides, largest first (the reduced group stays in order when the map
+ * uses _j: argmax's index), and collapsed where its axes are contiguous with each other in
+ * every operand.  Then:
+ *  - rows when the reduced axis is the faster in memory (lanes along a row; 16-byte vectors
+ *    when the single input's rows are contiguous and aligned), cols otherwise (lanes along
+ *    the outputs; vectors of up to 4 outputs when they are contiguous);
+ *  - when the outputs are too few to give every multiprocessor work, the reduced range is
+ *    split over gridDim.y blocks, and the last block of each column finishes the partial
+ *    results (one launch, after a memset of the counters).
+ * 32-bit indexing when every count and offset fits, 64-bit beyond.
+ *
+ * A call that finds its kernel builds no text and allocates nothing from the host heap (the
+ * partial results of split reductions come from the device pool).
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array/shape_format.h"
+#include "kernel/util.h"
+#include "reduce/reduce_engine.h"
+
+#define THREADS 256
+#define MAX_SLOTS 16    /* array inputs of one reduction */
+#define MAX_INPUTS 64   /* every input */
+#define BLOCKS_PER_SM 8 /* resident 256-thread blocks that fill a multiprocessor */
+#define MAX_DEVICES 64
+#define LAYOUT_MAXDIM 32 /* CUARR_RED_MAXDIM in kernels/reduction.cu */
+
+/* ---------------------------------------------------------------- dispatch cache */
+
+/* Everything that decides a kernel's text besides the program and the names. */
+typedef struct red_key {
+  int32_t device;
+  uint8_t variant, vec, wide, n_in;
+  uint8_t acc, out_var, out_storage, acc_is_type;
+  uint8_t op[MAX_INPUTS][4]; /* storage, var, kind (0 scalar, 1 array, 2 raw), raw ndim/contig */
+} red_key;
+
+static size_t key_bytes(const red_key *k) { return offsetof(red_key, op) + 4 * (size_t)k->n_in; }
+
+typedef struct entry {
+  uint64_t hash;
+  red_key key;
+  CUfunction f;
+} entry;
+
+typedef struct cache {
+  pthread_mutex_t lock;
+  entry *entries;
+  int n, cap;
+} cache;
+
+static pthread_mutex_t caches_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static cuarr_status cache_of(cuarr_red_program *p, cache **out) {
+  cache *c = __atomic_load_n((cache **)&p->cache, __ATOMIC_ACQUIRE);
+  if (!c) {
+    pthread_mutex_lock(&caches_lock);
+    c = p->cache;
+    if (!c) {
+      c = calloc(1, sizeof *c);
+      if (c) {
+        pthread_mutex_init(&c->lock, NULL);
+        __atomic_store_n((cache **)&p->cache, c, __ATOMIC_RELEASE);
+      }
+    }
+    pthread_mutex_unlock(&caches_lock);
+    if (!c)
+      return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel cache");
+  }
+  *out = c;
+  return CUARR_OK;
+}
+
+static CUfunction cache_find(cache *c, const red_key *k, uint64_t h) {
+  CUfunction f = NULL;
+  pthread_mutex_lock(&c->lock);
+  for (int i = 0; i < c->n && !f; i++)
+    if (c->entries[i].hash == h && memcmp(&c->entries[i].key, k, key_bytes(k)) == 0)
+      f = c->entries[i].f;
+  pthread_mutex_unlock(&c->lock);
+  return f;
+}
+
+static cuarr_status cache_add(cache *c, const red_key *k, uint64_t h, CUfunction f) {
+  cuarr_status s = CUARR_OK;
+  pthread_mutex_lock(&c->lock);
+  if (c->n == c->cap) {
+    int cap = c->cap ? 2 * c->cap : 16;
+    entry *e = realloc(c->entries, (size_t)cap * sizeof *e);
+    if (e) {
+      c->entries = e;
+      c->cap = cap;
+    } else {
+      s = cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel cache");
+    }
+  }
+  if (s == CUARR_OK) {
+    entry *e = &c->entries[c->n++];
+    e->hash = h;
+    memcpy(&e->key, k, key_bytes(k));
+    e->f = f;
+  }
+  pthread_mutex_unlock(&c->lock);
+  return s;
+}
+
+void cuarr_red_program_release(cuarr_red_program *p) {
+  cache *c = p ? p->cache : NULL;
+  if (!c)
+    return;
+  pthread_mutex_destroy(&c->lock);
+  free(c->entries);
+  free(c);
+  p->cache = NULL;
+}
+
+/* ---------------------------------------------------------------- planning */
+
+typedef struct plan {
+  int n_slots;
+  int ndo, ndr;
+  int64_t shape_o[CUARR_MAXDIM], shape_r[CUARR_MAXDIM];
+  int64_t so[MAX_SLOTS + 1][CUARR_MAXDIM]; /* element strides along the kept axes; [n_slots]:
+                                              the output's */
+  int64_t sr[MAX_SLOTS][CUARR_MAXDIM];
+  char *data[MAX_SLOTS + 1]; /* element (0, ..., 0) */
+  int64_t itemsize[MAX_SLOTS + 1];
+  int64_t n_out, n_red;
+  int variant, vec;
+  bool wide;
+  unsigned bx, by, gx, splits;
+} plan;
+
+/* Stable sort of a group of axes by the first operand's |stride|, largest first. */
+static void sort_axes(int nd, int64_t *shape, int nops, int64_t (*strides)[CUARR_MAXDIM]) {
+  for (int d = 1; d < nd; d++) {
+    for (int e = d; e > 0; e--) {
+      int64_t a = strides[0][e - 1], b = strides[0][e];
+      if ((a < 0 ? -a : a) >= (b < 0 ? -b : b))
+        break;
+      int64_t t = shape[e];
+      shape[e] = shape[e - 1];
+      shape[e - 1] = t;
+      for (int k = 0; k < nops; k++) {
+        t = strides[k][e];
+        strides[k][e] = strides[k][e - 1];
+        strides[k][e - 1] = t;
+      }
+    }
+  }
+}
+
+static int collapse_group(int nd, int64_t *shape, int nops, int64_t (*strides)[CUARR_MAXDIM]) {
+  int64_t *ptrs[MAX_SLOTS + 1] = {NULL};
+  for (int k = 0; k < nops; k++)
+    ptrs[k] = strides[k];
+  nd = cuarr_collapse(nd, shape, nops, ptrs);
+  if (nd == 0) {
+    nd = 1;
+    shape[0] = 1;
+    for (int k = 0; k < nops; k++)
+      strides[k][0] = 0;
+  }
+  return nd;
+}
+
+static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
+
+static unsigned pow2_at_least(int64_t n, unsigned most) {
+  unsigned p = 1;
+  while (p < most && (int64_t)p < n)
+    p *= 2;
+  return p;
+}
+
+static bool aligned(const char *p, int64_t bytes) { return (uintptr_t)p % (uintptr_t)bytes == 0; }
+
+/* Rows vectors: one array input (scalars and raw arrays aside), one reduced axis of stride 1, rows
+ * aligned for v elements. */
+static bool rows_vectorise(const plan *p, int v) {
+  if (p->n_slots != 1 || v < 2 || p->ndr != 1 || p->sr[0][0] != 1 || p->n_red % v != 0 ||
+      !aligned(p->data[0], v * p->itemsize[0]))
+    return false;
+  for (int d = 0; d < p->ndo; d++)
+    if (p->so[0][d] % v != 0)
+      return false;
+  return true;
+}
+
+/* Cols vectors: v outputs at once along the innermost kept axis (stride 1 in the input). */
+static bool cols_vectorise(const plan *p, int v) {
+  int inner = p->ndo - 1;
+  if (p->n_slots != 1 || v < 2 || p->so[0][inner] != 1 || p->shape_o[inner] % v != 0 ||
+      !aligned(p->data[0], v * p->itemsize[0]))
+    return false;
+  for (int d = 0; d < inner; d++)
+    if (p->so[0][d] % v != 0)
+      return false;
+  for (int d = 0; d < p->ndr; d++)
+    if (p->sr[0][d] % v != 0)
+      return false;
+  return true;
+}
+
+static cuarr_status multiprocessors(int device, unsigned *out) {
+  static unsigned sms[MAX_DEVICES];
+  if (device < 0 || device >= MAX_DEVICES)
+    return cuarr_fail(CUARR_VALUE_ERROR, "device %d: cuarr's kernels support devices 0 to %d",
+                      device, MAX_DEVICES - 1);
+  unsigned n = __atomic_load_n(&sms[device], __ATOMIC_RELAXED);
+  if (!n) {
+    cuarr_device_props props;
+    CUARR_TRY(cuarr_device_properties(device, &props));
+    n = props.multiprocessors > 0 ? (unsigned)props.multiprocessors : 1;
+    __atomic_store_n(&sms[device], n, __ATOMIC_RELAXED);
+  }
+  *out = n;
+  return CUARR_OK;
+}
+
+/* The grid: block shape, blocks over the outputs, splits of the reduced range. */
+static void plan_grid(plan *p, unsigned target_blocks) {
+  int64_t work, per_split_min = 16;
+  if (p->variant == CUARR_RED_ROWS) {
+    work = p->n_red / p->vec; /* items along a row */
+    p->bx = pow2_at_least(work, THREADS);
+    p->by = THREADS / p->bx;
+    p->gx = (unsigned)((p->n_out + p->by - 1) / p->by);
+    work = (work + p->bx - 1) / p->bx; /* items per lane */
+  } else {
+    int64_t lanes = (p->n_out + p->vec - 1) / p->vec;
+    p->bx = pow2_at_least(lanes, 32);
+    p->by = THREADS / p->bx;
+    p->gx = (unsigned)((lanes + p->bx - 1) / p->bx);
+    work = (p->n_red + p->by - 1) / p->by;
+  }
+  p->splits = 1;
+  if (p->gx < target_blocks && work >= 2 * per_split_min) {
+    int64_t s = (target_blocks + p->gx - 1) / p->gx, most = work / per_split_min;
+    if (s > most)
+      s = most;
+    if (s > 65535)
+      s = 65535;
+    p->splits = s > 1 ? (unsigned)s : 1;
+  }
+}
+
+/* Element strides of array a broadcast to (ndim, shape); false if misaligned. */
+static bool element_strides(const cuarr_array *a, int ndim, const int64_t *shape, int64_t *out) {
+  int64_t size = (int64_t)cuarr_dtype_size(a->dtype);
+  int extra = ndim - a->ndim;
+  bool ok = (uintptr_t)cuarr_array_data(a) % (uintptr_t)size == 0;
+  for (int d = 0; d < ndim; d++) {
+    int j = d - extra;
+    int64_t b = j < 0 || (a->shape[j] == 1 && shape[d] != 1) || shape[d] == 1 ? 0 : a->strides[j];
+    ok = ok && b % size == 0;
+    out[d] = b / size;
+  }
+  return ok;
+}
+
+static cuarr_status plan_layout(plan *p, const cuarr_red_program *program, int n_in,
+                                const cuarr_red_operand *in, const cuarr_array *out, uint64_t axes,
+                                const int64_t *full) {
+  int ndim = out->ndim;
+  int64_t st[MAX_SLOTS + 1][CUARR_MAXDIM];
+  p->n_slots = 0;
+  for (int k = 0; k < n_in; k++) {
+    if (!in[k].array || in[k].raw)
+      continue;
+    int s = p->n_slots++;
+    p->data[s] = cuarr_array_data(in[k].array);
+    p->itemsize[s] = (int64_t)cuarr_dtype_size(in[k].array->dtype);
+    if (!element_strides(in[k].array, ndim, full, st[s]))
+      return cuarr_fail(CUARR_VALUE_ERROR,
+                        "reduction %s: input %s: array data or strides are not multiples of "
+                        "the itemsize",
+                        program->name, in[k].name ? in[k].name : "?");
+  }
+  int o = p->n_slots;
+  p->data[o] = cuarr_array_data(out);
+  p->itemsize[o] = (int64_t)cuarr_dtype_size(out->dtype);
+  if (!element_strides(out, ndim, out->shape, st[o]))
+    return cuarr_fail(CUARR_VALUE_ERROR,
+                      "reduction %s: the output's data or strides are not multiples of the "
+                      "itemsize",
+                      program->name);
+  p->ndo = p->ndr = 0;
+  for (int d = 0; d < ndim; d++) {
+    if (axes >> d & 1) {
+      p->shape_r[p->ndr] = full[d];
+      for (int k = 0; k < o; k++)
+        p->sr[k][p->ndr] = st[k][d];
+      p->ndr++;
+    } else {
+      p->shape_o[p->ndo] = full[d];
+      for (int k = 0; k <= o; k++)
+        p->so[k][p->ndo] = st[k][d];
+      p->ndo++;
+    }
+  }
+  sort_axes(p->ndo, p->shape_o, o + 1, p->so);
+  if (!program->ordered)
+    sort_axes(p->ndr, p->shape_r, o, p->sr);
+  p->ndo = collapse_group(p->ndo, p->shape_o, o + 1, p->so);
+  p->ndr = collapse_group(p->ndr, p->shape_r, o, p->sr);
+  p->n_out = p->n_red = 1;
+  for (int d = 0; d < p->ndo; d++)
+    p->n_out *= p->shape_o[d];
+  for (int d = 0; d < p->ndr; d++)
+    p->n_red *= p->shape_r[d];
+
+  /* 32-bit when the element count and every operand's reach fit in an int. */
+  int64_t total;
+  bool fits = !__builtin_mul_overflow(p->n_out, p->n_red, &total) && total <= INT32_MAX;
+  for (int k = 0; k <= o && fits; k++) {
+    int64_t below, span_o, span_r = 0;
+    fits = cuarr_span_of(p->ndo, p->shape_o, p->so[k], &below, &span_o) &&
+           (k == o || cuarr_span_of(p->ndr, p->shape_r, p->sr[k], &below, &span_r)) &&
+           span_o + span_r <= INT32_MAX;
+  }
+  p->wide = !fits;
+  return CUARR_OK;
+}
+
+static void choose_variant(plan *p) {
+  int64_t inner_r = abs64(p->sr[0][p->ndr - 1]), inner_o = abs64(p->so[0][p->ndo - 1]);
+  int v = (int)(16 / p->itemsize[0]);
+  if (p->n_out == 1 || p->n_red == 1 || inner_r <= inner_o || inner_o == 0) {
+    p->variant = CUARR_RED_ROWS;
+    p->vec = rows_vectorise(p, v) ? v : 1;
+  } else {
+    p->variant = CUARR_RED_COLS;
+    v = v > 4 ? 4 : v;
+    p->vec = cols_vectorise(p, v) ? v : 1;
+  }
+}
+
+/* ---------------------------------------------------------------- kernel parameters */
+
+typedef struct args {
+  uint64_t bytes[2048];
+  size_t used;
+  void *ptrs[MAX_INPUTS + 4];
+  int count;
+} args;
+
+static void *arg_next(args *a, size_t size) {
+  void *p = (unsigned char *)a->bytes + a->used;
+  a->used += (size + 7) & ~(size_t)7;
+  a->ptrs[a->count++] = p;
+  return p;
+}
+
+static size_t raw_bytes(const cuarr_array *a) {
+  return 16 + 16 * (size_t)(a->ndim > 0 ? a->ndim : 1);
+}
+
+static void pack_raw(const cuarr_array *a, unsigned char *at) {
+  uint64_t ptr = (uint64_t)(uintptr_t)cuarr_array_data(a);
+  int64_t size = cuarr_array_size(a);
+  memcpy(at, &ptr, 8);
+  memcpy(at + 8, &size, 8);
+  int nd = a->ndim > 0 ? a->ndim : 1;
+  for (int d = 0; d < nd; d++) {
+    int64_t e = d < a->ndim ? a->shape[d] : 1, s = d < a->ndim ? a->strides[d] : 0;
+    memcpy(at + 16 + 8 * (size_t)d, &e, 8);
+    memcpy(at + 16 + 8 * (size_t)(nd + d), &s, 8);
+  }
+}
+
+static size_t layout_bytes(const plan *p) {
+  return (size_t)(4 + 2 * LAYOUT_MAXDIM + (2 * p->n_slots + 1) * LAYOUT_MAXDIM) * (p->wide ? 8 : 4);
+}
+
+static void put_value(unsigned char *at, size_t *i, bool wide, int64_t v) {
+  if (wide) {
+    memcpy(at + 8 * *i, &v, 8);
+  } else {
+    int32_t w = (int32_t)v;
+    memcpy(at + 4 * *i, &w, 4);
+  }
+  ++*i;
+}
+
+/* kernels/reduction.cu's cuarr_red_layout. */
+static void pack_layout(const plan *p, unsigned char *at) {
+  size_t i = 0;
+  put_value(at, &i, p->wide, p->n_out);
+  put_value(at, &i, p->wide, p->n_red);
+  put_value(at, &i, p->wide, p->ndo);
+  put_value(at, &i, p->wide, p->ndr);
+  for (int d = 0; d < LAYOUT_MAXDIM; d++)
+    put_value(at, &i, p->wide, d < p->ndo ? p->shape_o[d] : 1);
+  for (int d = 0; d < LAYOUT_MAXDIM; d++)
+    put_value(at, &i, p->wide, d < p->ndr ? p->shape_r[d] : 1);
+  for (int k = 0; k <= p->n_slots; k++)
+    for (int d = 0; d < LAYOUT_MAXDIM; d++)
+      put_value(at, &i, p->wide, d < p->ndo ? p->so[k][d] : 0);
+  for (int k = 0; k < p->n_slots; k++)
+    for (int d = 0; d < LAYOUT_MAXDIM; d++)
+      put_value(at, &i, p->wide, d < p->ndr ? p->sr[k][d] : 0);
+}
+
+/* ---------------------------------------------------------------- launching */
+
+static void fill_key(red_key *key, int device, const plan *p, int variant, int n_in,
+                     const cuarr_red_operand *in, const cuarr_red_types *types,
+                     cuarr_dtype out_storage) {
+  memset(key, 0, offsetof(red_key, op));
+  key->device = device;
+  key->variant = (uint8_t)variant;
+  key->vec = (uint8_t)p->vec;
+  key->wide = p->wide;
+  key->n_in = (uint8_t)n_in;
+  key->acc = (uint8_t)types->acc;
+  key->acc_is_type = types->acc_type != NULL;
+  key->out_var = (uint8_t)types->out_var;
+  key->out_storage = (uint8_t)out_storage;
+  for (int k = 0; k < n_in; k++) {
+    const cuarr_red_operand *o = &in[k];
+    uint8_t *b = key->op[k];
+    b[0] = (uint8_t)(o->array ? o->array->dtype : o->var_dtype);
+    b[1] = (uint8_t)o->var_dtype;
+    b[2] = !o->array ? 0 : o->raw ? 2 : 1;
+    b[3] = o->array && o->raw
+               ? (uint8_t)(o->array->ndim | (cuarr_array_is_c_contiguous(o->array) ? 0x80 : 0))
+               : 0;
+  }
+}
+
+static cuarr_status kernel_for(cache *c, int device, cuarr_red_program *program, int n_in,
+                               const cuarr_red_operand *in, const cuarr_red_types *types,
+                               cuarr_dtype out_storage, const red_key *key, CUfunction *out) {
+  uint64_t h = cuarr_hash_bytes(CUARR_HASH_SEED, key, key_bytes(key));
+  CUfunction f = cache_find(c, key, h);
+  if (f) {
+    *out = f;
+    return CUARR_OK;
+  }
+  cuarr_dtype storage[MAX_INPUTS];
+  for (int k = 0; k < n_in; k++)
+    storage[k] = in[k].array ? in[k].array->dtype : in[k].var_dtype;
+  char *name = NULL;
+  char *source = cuarr_red_source(program, n_in, in, storage, types, out_storage, key->variant,
+                                  key->vec, key->wide, NULL, &name);
+  if (!source) /* the error is set */
+    return CUARR_OUT_OF_MEMORY;
+  cuarr_status s = cuarr_kernel_get(device, source, name, program->options, program->n_options, &f);
+  free(source);
+  free(name);
+  if (s == CUARR_OK)
+    s = cache_add(c, key, h, f);
+  if (s == CUARR_OK)
+    *out = f;
+  return s;
+}
+
+/* The parameters: every input, the output, the partials, the layout. */
+static void pack_args(args *a, const plan *p, int n_in, const cuarr_red_operand *in,
+                      CUdeviceptr partial, CUdeviceptr counters) {
+  a->used = 0;
+  a->count = 0;
+  for (int k = 0, s = 0; k < n_in; k++) {
+    const cuarr_red_operand *o = &in[k];
+    if (!o->array) {
+      cuarr_scalar_store(o->scalar, o->var_dtype, arg_next(a, 8));
+    } else if (o->raw) {
+      pack_raw(o->array, arg_next(a, raw_bytes(o->array)));
+    } else {
+      uint64_t ptr = (uint64_t)(uintptr_t)p->data[s++];
+      memcpy(arg_next(a, 8), &ptr, 8);
+    }
+  }
+  uint64_t out = (uint64_t)(uintptr_t)p->data[p->n_slots], part = (uint64_t)partial,
+           count = (uint64_t)counters;
+  memcpy(arg_next(a, 8), &out, 8);
+  memcpy(arg_next(a, 8), &part, 8);
+  memcpy(arg_next(a, 8), &count, 8);
+  pack_layout(p, arg_next(a, layout_bytes(p)));
+}
+
+static cuarr_status check_inputs(const cuarr_red_program *program, int device, int n_in,
+                                 const cuarr_red_operand *in, const cuarr_array *out, uint64_t axes,
+                                 int64_t *full) {
+  if (n_in < 0 || n_in > MAX_INPUTS)
+    return cuarr_fail(CUARR_VALUE_ERROR, "reduction %s: %d inputs (at most %d)", program->name,
+                      n_in, MAX_INPUTS);
+  int ndim = out->ndim, slots = 0;
+  for (int d = 0; d < ndim; d++)
+    full[d] = 1;
+  for (int k = 0; k < n_in; k++) {
+    const cuarr_array *a = in[k].array;
+    if ((unsigned)in[k].var_dtype >= CUARR_NDTYPES)
+      return cuarr_fail(CUARR_VALUE_ERROR, "reduction %s: input %d of unknown type", program->name,
+                        k + 1);
+    if (!a)
+      continue;
+    CUARR_TRY(cuarr_array_check_live(a));
+    if (cuarr_array_device(a) != device)
+      return cuarr_fail(CUARR_VALUE_ERROR, "reduction %s runs on device %d but %s is not there",
+                        program->name, device, in[k].name ? in[k].name : "an input");
+    if (in[k].raw)
+      continue;
+    slots++;
+    if (a->ndim > ndim)
+      goto shape_error;
+    for (int j = 0; j < a->ndim; j++) {
+      int64_t e = a->shape[j], *f = &full[ndim - a->ndim + j];
+      if (e == *f || e == 1)
+        continue;
+      if (*f != 1)
+        goto shape_error;
+      *f = e;
+    }
+  }
+  if (slots == 0 || slots > MAX_SLOTS)
+    return cuarr_fail(CUARR_VALUE_ERROR, "reduction %s: %d array inputs (1 to %d)", program->name,
+                      slots, MAX_SLOTS);
+  for (int d = 0; d < ndim; d++)
+    if (out->shape[d] != ((axes >> d & 1) ? 1 : full[d]))
+      goto shape_error;
+  return CUARR_OK;
+shape_error : {
+  char s[CUARR_SHAPE_STR_SIZE];
+  return cuarr_fail(CUARR_VALUE_ERROR,
+                    "reduction %s: the inputs do not broadcast to the output's shape %s",
+                    program->name, cuarr_shape_format(s, out->ndim, out->shape));
+}
+}
+
+cuarr_status cuarr_red_launch(cuarr_context *ctx, int device, cuarr_red_program *program, int n_in,
+                              const cuarr_red_operand *in, const cuarr_red_types *types,
+                              const cuarr_array *out, uint64_t axes) {
+  int64_t full[CUARR_MAXDIM];
+  CUARR_TRY(check_inputs(program, device, n_in, in, out, axes, full));
+  CUstream stream = NULL;
+  CUARR_TRY(cuarr_ctx_stream_for(ctx, device, &stream));
+  cache *c = NULL;
+  CUARR_TRY(cache_of(program, &c));
+  unsigned sms = 1;
+  CUARR_TRY(multiprocessors(device, &sms));
+  plan p;
+  CUARR_TRY(plan_layout(&p, program, n_in, in, out, axes, full));
+  if (p.n_out == 0)
+    return CUARR_OK;
+  if (p.n_red == 0 && !program->identity)
+    return cuarr_fail(CUARR_VALUE_ERROR, "reduction %s over an empty axis has no identity",
+                      program->name);
+  choose_variant(&p);
+  plan_grid(&p, sms * BLOCKS_PER_SM);
+  CUARR_TRY(cuarr_device_activate(device));
+
+  red_key key;
+  CUfunction f;
+  fill_key(&key, device, &p, p.variant, n_in, in, types, out->dtype);
+  CUARR_TRY(kernel_for(c, device, program, n_in, in, types, out->dtype, &key, &f));
+  /* Split reductions: the partials, then a zeroed counter per column of blocks. */
+  cuarr_array partial = {0};
+  CUdeviceptr counters = 0;
+  if (p.splits > 1) {
+    int64_t bytes = (p.n_out * (int64_t)p.splits * (int64_t)types->acc_size + 15) & ~(int64_t)15;
+    int64_t total = bytes + 4 * (int64_t)p.gx;
+    CUARR_TRY(cuarr_array_empty(device, CUARR_UINT8, 1, &total, false, stream,
+                                cuarr_ctx_reclaim(ctx), &partial));
+    counters = (CUdeviceptr)(uintptr_t)cuarr_array_data(&partial) + (CUdeviceptr)bytes;
+  }
+  cuarr_status s = CUARR_OK;
+  if (counters)
+    s = cuarr_cu_check(cuarr_cu.cuMemsetD8Async(counters, 0, 4 * (size_t)p.gx, stream),
+                       "cuMemsetD8Async");
+  args a;
+  pack_args(&a, &p, n_in, in, (CUdeviceptr)(uintptr_t)cuarr_array_data(&partial), counters);
+  if (s == CUARR_OK)
+    s = cuarr_launch_dependent_2d(device, f, p.gx, p.splits, p.bx, p.by, 0, stream, a.ptrs);
+  if (partial.buf) /* stream-ordered pool: reusable by later work on this stream */
+    cuarr_array_release(&partial);
+  return s;
+}

@@ -1,0 +1,81 @@
+/*
+ * reduce_engine.h -- the device reduction engine: one launcher that generates, caches and
+ * launches the kernels of a reduction over operands (kernels/reduction.cu has the bodies).
+ * The built-in reductions (reduce_device.c) and user ReductionKernels (reduction_kernel.c)
+ * both run through it.
+ */
+#ifndef CUARR_REDUCE_ENGINE_H
+#define CUARR_REDUCE_ENGINE_H
+
+#include "reduce/reduce.h"
+
+/* An input as the generated code sees it: a broadcast array, a raw array (the map indexes it
+ * itself) or a scalar passed by value. */
+typedef struct cuarr_red_operand {
+  const cuarr_array *array; /* NULL: a scalar */
+  cuarr_scalar scalar;
+  cuarr_dtype var_dtype; /* the variable's type in the expressions (loaded and converted) */
+  const char *name;      /* its name in the expressions */
+  bool raw;
+  const char *type_name; /* a placeholder the code typedefs to var_dtype's type, or NULL */
+} cuarr_red_operand;
+
+/* A reduction program: the expressions around the loops, as CuPy's ReductionKernel takes
+ * them.  In map_expr the inputs are variables (raw ones arrays), `_i` is the output's flat
+ * index and `_j` the element's index over the reduced axes; reduce_expr combines `a` and `b`
+ * of the accumulator type (named `_type_reduce`); post_expr is a statement that sets the
+ * output variable from `a`.  acc_type: the accumulator's C type when it is not a dtype (the
+ * built-in argmin/argmax pairs), else NULL. */
+typedef struct cuarr_red_program {
+  const char *name;
+  const char *map_expr, *reduce_expr, *post_expr;
+  const char *identity;  /* NULL: none (the first value seeds the reduction) */
+  const char *fold_expr; /* reduce_expr when b is a later element than all of a's (a thread
+                            adding its next element), or NULL for reduce_expr itself */
+  const char *preamble;
+  const char *const *options;
+  int n_options;
+  bool ordered; /* keep the reduced axes in order (the map uses _j) */
+  void *cache;  /* the compiled variants; NULL to start, freed by cuarr_red_program_release */
+} cuarr_red_program;
+
+/* How one launch is typed. */
+typedef struct cuarr_red_types {
+  cuarr_dtype acc;           /* the accumulator dtype, when acc_type is NULL */
+  const char *acc_type;      /* or a C type (a non-dtype accumulator) */
+  size_t acc_size;           /* its size in bytes (for partial results) */
+  cuarr_dtype out_var;       /* the output variable's type */
+  const char *out_name;      /* and its name in post_expr */
+  const char *out_type_name; /* a placeholder typedef'd to out_var, or NULL */
+} cuarr_red_types;
+
+/* Reduce the inputs (the non-raw ones broadcast to out's shape... see below) into out.  out has
+ * the inputs' broadcast ndim, extent 1 on every axis in `axes` and the broadcast extent
+ * elsewhere (a keepdims view); at least one output element; every reduced extent > 0 unless
+ * the program has an identity.  At least one non-raw array input.  Queued on ctx's stream;
+ * nothing synchronised.  Every array must be live and on `device`, out must not overlap an
+ * input. */
+cuarr_status cuarr_red_launch(cuarr_context *ctx, int device, cuarr_red_program *program, int n_in,
+                              const cuarr_red_operand *in, const cuarr_red_types *types,
+                              const cuarr_array *out, uint64_t axes);
+
+/* The source text and kernel name of one variant, for `make test` (NVRTC, no GPU).  variant:
+ * CUARR_RED_* below; vec: elements per vector (1: none); wide: 64-bit indexing.  storage[k]
+ * is input k's element dtype (ignored for scalars), out_storage the output's.  Both strings
+ * malloc'd; NULL with the error set on failure. */
+enum {
+  CUARR_RED_ROWS = 0, /* lanes along the reduced axis */
+  CUARR_RED_COLS = 1, /* lanes along the outputs */
+};
+char *cuarr_red_source(const cuarr_red_program *program, int n_in, const cuarr_red_operand *in,
+                       const cuarr_dtype *storage, const cuarr_red_types *types,
+                       cuarr_dtype out_storage, int variant, int vec, bool wide, const char *ns,
+                       char **kernel_name);
+/* With ns (a C++ namespace name), the source holds only the variant's own part, wrapped in
+ * that namespace, for several variants to share one program after cuarr_red_prelude() (the
+ * common headers, float16 included): how `make test` compiles them in batches. */
+char *cuarr_red_prelude(void);
+
+void cuarr_red_program_release(cuarr_red_program *program);
+
+#endif

@@ -1,0 +1,340 @@
+/*
+ * reduction_kernel.c -- user reduction kernels with CuPy's semantics (cuarr.h):
+ *
+ *   cuarr_red_kernel_new("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm", ...)
+ *
+ * The parameter lists are parsed as ElementwiseKernel's (kernel/kernel_params.c); a call binds
+ * the placeholders from its arguments (the output when given, then the input arrays, then the
+ * scalars), broadcasts the non-raw inputs, allocates the output when it is not given, and runs
+ * the reduction engine (reduce_engine.c) with one program per kernel, whose cache keeps the
+ * compiled variants.  The reduce type is opts->reduce_type (a dtype or a placeholder), else
+ * the output's type, as in CuPy.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "array/shape_format.h"
+#include "kernel/kernel_params.h"
+#include "reduce/reduce_engine.h"
+
+struct cuarr_red_kernel {
+  int nin;
+  cuarr_kparam *params;     /* nin inputs, then the output */
+  cuarr_kparam reduce_type; /* its dtype or placeholder (name unused) */
+  bool reduce_type_given;
+  char *name, *map_expr, *reduce_expr, *post_expr, *identity, *preamble;
+  char **options;
+  int n_options;
+  cuarr_red_program program;
+};
+
+void cuarr_red_kernel_free(cuarr_red_kernel *k) {
+  if (!k)
+    return;
+  cuarr_red_program_release(&k->program);
+  for (int i = 0; k->params && i <= k->nin; i++)
+    free(k->params[i].name);
+  free(k->params);
+  for (int i = 0; k->options && i < k->n_options; i++)
+    free(k->options[i]);
+  free(k->options);
+  free(k->name);
+  free(k->map_expr);
+  free(k->reduce_expr);
+  free(k->post_expr);
+  free(k->identity);
+  free(k->preamble);
+  free(k);
+}
+
+int cuarr_red_kernel_nin(const cuarr_red_kernel *k) { return k ? k->nin : 0; }
+
+/* "float32" or a one-letter placeholder. */
+static cuarr_status parse_type(const char *s, cuarr_kparam *out) {
+  memset(out, 0, sizeof *out);
+  size_t n = strlen(s);
+  for (int i = 0; i < CUARR_NDTYPES; i++) {
+    if (strcmp(s, cuarr_dtype_name((cuarr_dtype)i)) == 0) {
+      out->dtype = i;
+      return CUARR_OK;
+    }
+  }
+  if (n == 1 && cuarr_kp_is_identifier(s, 1)) {
+    out->dtype = -1;
+    out->placeholder[0] = s[0];
+    return CUARR_OK;
+  }
+  return cuarr_fail(CUARR_VALUE_ERROR,
+                    "unknown reduce_type \"%s\" (a dtype name such as float32, or a one-letter "
+                    "placeholder such as T)",
+                    s);
+}
+
+cuarr_status cuarr_red_kernel_new(const char *in_params, const char *out_params,
+                                  const char *map_expr, const char *reduce_expr,
+                                  const char *post_map_expr, const char *identity, const char *name,
+                                  const cuarr_red_kernel_options *opts, cuarr_red_kernel **out) {
+  *out = NULL;
+  if (!in_params || !out_params || !map_expr || !reduce_expr || !post_map_expr)
+    return cuarr_fail(CUARR_VALUE_ERROR, "a reduction kernel needs in_params, out_params, "
+                                         "map_expr, reduce_expr and post_map_expr");
+  if (!name)
+    name = "reduce_kernel";
+  if (!cuarr_kp_is_identifier(name, strlen(name)))
+    return cuarr_fail(CUARR_VALUE_ERROR, "invalid kernel name \"%s\"", name);
+  if (opts && (opts->n_options < 0 || (opts->n_options > 0 && !opts->options)))
+    return cuarr_fail(CUARR_VALUE_ERROR, "bad compile option list");
+  cuarr_red_kernel *k = calloc(1, sizeof *k);
+  if (!k)
+    return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel");
+  int most = cuarr_kp_count_commas(in_params) + cuarr_kp_count_commas(out_params) + 2;
+  if (most > CUARR_KP_MAX)
+    most = CUARR_KP_MAX;
+  k->params = calloc((size_t)most, sizeof *k->params);
+  cuarr_status s = k->params ? CUARR_OK : cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory");
+  int count = 0;
+  if (s == CUARR_OK)
+    s = cuarr_kp_parse_list(in_params, "input", k->params, &count);
+  k->nin = count;
+  if (s == CUARR_OK)
+    s = cuarr_kp_parse_list(out_params, "output", k->params, &count);
+  if (s == CUARR_OK && count - k->nin != 1)
+    s = cuarr_fail(CUARR_VALUE_ERROR,
+                   "a reduction kernel has exactly one output parameter, "
+                   "not %d",
+                   count - k->nin);
+  if (s == CUARR_OK && k->params[k->nin].raw)
+    s = cuarr_fail(CUARR_VALUE_ERROR, "the output of a reduction kernel cannot be raw");
+  for (int i = 0; i < count && s == CUARR_OK; i++)
+    for (int j = 0; j < i && s == CUARR_OK; j++)
+      if (strcmp(k->params[i].name, k->params[j].name) == 0)
+        s = cuarr_fail(CUARR_VALUE_ERROR, "duplicate parameter name \"%s\"", k->params[i].name);
+  for (int i = 0; i < count && s == CUARR_OK; i++) {
+    const char *n = k->params[i].name;
+    if (!strcmp(n, "a") || !strcmp(n, "b") || !strcmp(n, "_i") || !strcmp(n, "_j") ||
+        !strcmp(n, "_type_reduce"))
+      s = cuarr_fail(CUARR_VALUE_ERROR,
+                     "the name \"%s\" is reserved in a reduction (a, b, _i, _j, _type_reduce)", n);
+  }
+  if (s == CUARR_OK && opts && opts->reduce_type) {
+    s = parse_type(opts->reduce_type, &k->reduce_type);
+    k->reduce_type_given = true;
+  }
+  if (s != CUARR_OK) {
+    cuarr_red_kernel_free(k);
+    return s;
+  }
+  bool failed = false;
+  k->name = cuarr_kp_dup(name, &failed);
+  k->map_expr = cuarr_kp_dup(map_expr, &failed);
+  k->reduce_expr = cuarr_kp_dup(reduce_expr, &failed);
+  k->post_expr = cuarr_kp_dup(post_map_expr, &failed);
+  k->identity = identity && *identity ? cuarr_kp_dup(identity, &failed) : NULL;
+  if (opts) {
+    k->preamble = cuarr_kp_dup(opts->preamble, &failed);
+    if (opts->n_options > 0) {
+      k->options = calloc((size_t)opts->n_options, sizeof *k->options);
+      failed = failed || !k->options;
+      for (int i = 0; k->options && i < opts->n_options; i++) {
+        k->options[i] = cuarr_kp_dup(opts->options[i] ? opts->options[i] : "", &failed);
+        k->n_options = i + 1;
+      }
+    }
+  }
+  if (failed) {
+    cuarr_red_kernel_free(k);
+    return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel");
+  }
+  k->program = (cuarr_red_program){
+      .name = k->name,
+      .map_expr = k->map_expr,
+      .reduce_expr = k->reduce_expr,
+      .post_expr = k->post_expr,
+      .identity = k->identity,
+      .preamble = k->preamble,
+      .options = (const char *const *)k->options,
+      .n_options = k->n_options,
+      .ordered = true, /* the map may use _j */
+  };
+  *out = k;
+  return CUARR_OK;
+}
+
+/* ---------------------------------------------------------------- calling */
+
+static cuarr_status check_device_array(const cuarr_red_kernel *k, const cuarr_kparam *p,
+                                       const cuarr_array *a, int device) {
+  CUARR_TRY(cuarr_array_check_live(a));
+  if (cuarr_array_device(a) != device)
+    return cuarr_fail(CUARR_VALUE_ERROR, "ReductionKernel %s runs on device %d: %s is %s", k->name,
+                      device, p->name,
+                      cuarr_array_device(a) == CUARR_HOST ? "a host array" : "on another device");
+  return CUARR_OK;
+}
+
+/* The dtype of a parameter (or reduce type) once bound; -1 when nothing binds it. */
+static int type_of(const cuarr_kparam *p, const cuarr_kp_binding *b, const int *scalar_dtype) {
+  unsigned char c = (unsigned char)p->placeholder[0];
+  return p->dtype >= 0 ? p->dtype : b->dtype[c] >= 0 ? b->dtype[c] : scalar_dtype[c];
+}
+
+/* Placeholders: the given output, the input arrays, then scalars for the rest (see
+ * elementwise_kernel.c: a Lua integer binds int64, a float the default float dtype). */
+static cuarr_status bind(const cuarr_red_kernel *k, const cuarr_ew_arg *in, const cuarr_array *out,
+                         int device, cuarr_dtype weak_float, cuarr_dtype *types, int *reduce) {
+  cuarr_kp_binding b;
+  int scalar_dtype[256];
+  for (int c = 0; c < 256; c++)
+    b.dtype[c] = b.rank[c] = scalar_dtype[c] = -1;
+  const cuarr_kparam *ins = k->params, *op = &k->params[k->nin];
+  if (out) {
+    CUARR_TRY(check_device_array(k, op, out, device));
+    CUARR_TRY(cuarr_kp_bind_array(op, out, &b));
+  }
+  for (int j = 0; j < k->nin; j++) {
+    if (!in[j].array)
+      continue;
+    CUARR_TRY(check_device_array(k, &ins[j], in[j].array, device));
+    CUARR_TRY(cuarr_kp_bind_array(&ins[j], in[j].array, &b));
+  }
+  for (int j = 0; j < k->nin; j++) {
+    unsigned char c = (unsigned char)ins[j].placeholder[0];
+    if (in[j].array || ins[j].dtype >= 0 || b.dtype[c] >= 0)
+      continue;
+    cuarr_dtype sd = in[j].scalar.dtype;
+    if ((unsigned)sd >= CUARR_NDTYPES)
+      return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s: scalar %s of unknown dtype", k->name,
+                        ins[j].name);
+    cuarr_dtype d = !in[j].weak                ? sd
+                    : cuarr_dtype_is_bool(sd)  ? CUARR_BOOL
+                    : cuarr_dtype_is_float(sd) ? weak_float
+                                               : CUARR_INT64;
+    int rank = cuarr_kp_kind_of(sd) * 2 + (in[j].weak ? 0 : 1);
+    if (rank > b.rank[c]) {
+      b.rank[c] = rank;
+      scalar_dtype[c] = (int)d;
+    }
+  }
+  for (int j = 0; j <= k->nin; j++) {
+    int d = type_of(&k->params[j], &b, scalar_dtype);
+    if (d < 0)
+      return cuarr_fail(CUARR_TYPE_ERROR,
+                        "kernel %s: cannot determine the type %s of parameter %s (no argument "
+                        "binds it)",
+                        k->name, k->params[j].placeholder, k->params[j].name);
+    types[j] = (cuarr_dtype)d;
+  }
+  *reduce = k->reduce_type_given ? type_of(&k->reduce_type, &b, scalar_dtype) : (int)types[k->nin];
+  if (*reduce < 0)
+    return cuarr_fail(CUARR_TYPE_ERROR, "kernel %s: cannot determine the reduce type %s", k->name,
+                      k->reduce_type.placeholder);
+  return CUARR_OK;
+}
+
+cuarr_status cuarr_red_kernel_call(cuarr_context *ctx, cuarr_red_kernel *k, int device,
+                                   const cuarr_ew_arg *in, uint64_t axes, bool keepdims,
+                                   cuarr_dtype weak_float_dtype, cuarr_array *out) {
+  if (!k || !out || (k->nin > 0 && !in))
+    return cuarr_fail(CUARR_VALUE_ERROR, "no kernel, inputs or output");
+  if (device == CUARR_HOST)
+    return cuarr_fail(CUARR_VALUE_ERROR, "ReductionKernel runs on the device (kernel %s)", k->name);
+  const bool given = out->buf != NULL;
+  cuarr_dtype types[CUARR_KP_MAX];
+  int reduce = 0;
+  CUARR_TRY(bind(k, in, given ? out : NULL, device, weak_float_dtype, types, &reduce));
+
+  /* The shape the non-raw inputs broadcast to, and the reduced axes of it. */
+  int ndim = 0;
+  int64_t shape[CUARR_MAXDIM];
+  bool any = false;
+  for (int j = 0; j < k->nin; j++) {
+    const cuarr_array *a = in[j].array;
+    if (!a || k->params[j].raw)
+      continue;
+    any = true;
+    if (!cuarr_kp_broadcast_into(&ndim, shape, a)) {
+      char sa[CUARR_SHAPE_STR_SIZE];
+      return cuarr_fail(CUARR_VALUE_ERROR,
+                        "kernel %s: operands could not be broadcast together (%s has shape %s)",
+                        k->name, k->params[j].name, cuarr_shape_format(sa, a->ndim, a->shape));
+    }
+  }
+  if (!any)
+    return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s: a reduction needs a non-raw array input",
+                      k->name);
+  uint64_t all = ndim >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << ndim) - 1;
+  if (axes == ~(uint64_t)0)
+    axes = all;
+  if (axes & ~all)
+    return cuarr_fail(CUARR_VALUE_ERROR,
+                      "kernel %s: axis out of range for operands of %d dimensions", k->name, ndim);
+  int64_t rshape[CUARR_MAXDIM];
+  int rnd = 0;
+  for (int d = 0; d < ndim; d++) {
+    if (!(axes >> d & 1))
+      rshape[rnd++] = shape[d];
+    else if (keepdims)
+      rshape[rnd++] = 1;
+  }
+  cuarr_dtype out_dtype = types[k->nin];
+  cuarr_array res;
+  CUstream stream = NULL;
+  CUARR_TRY(cuarr_ctx_stream_for(ctx, device, &stream));
+  if (given) {
+    if (out->ndim != rnd || memcmp(out->shape, rshape, (size_t)rnd * sizeof *rshape) != 0) {
+      char got[CUARR_SHAPE_STR_SIZE], want[CUARR_SHAPE_STR_SIZE];
+      return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s: out has shape %s, not %s", k->name,
+                        cuarr_shape_format(got, out->ndim, out->shape),
+                        cuarr_shape_format(want, rnd, rshape));
+    }
+    for (int j = 0; j < k->nin; j++)
+      if (in[j].array && cuarr_may_overlap(out, in[j].array))
+        return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s: out shares memory with input %s", k->name,
+                          k->params[j].name);
+    res = *out;
+  } else {
+    CUARR_TRY(cuarr_array_empty(device, out_dtype, rnd, rshape, false, stream,
+                                cuarr_ctx_reclaim(ctx), &res));
+  }
+  cuarr_status s = CUARR_OK;
+  if (cuarr_array_size(&res) > 0) {
+    /* out seen with the inputs' ndim: extent 1, stride 0 on the reduced axes */
+    cuarr_array view = res;
+    view.ndim = ndim;
+    for (int d = 0, j = 0; d < ndim; d++) {
+      bool reduced = axes >> d & 1;
+      view.shape[d] = reduced ? 1 : res.shape[j];
+      view.strides[d] = reduced ? 0 : res.strides[j];
+      j += !reduced || keepdims;
+    }
+    cuarr_red_operand ops[CUARR_KP_MAX];
+    for (int j = 0; j < k->nin; j++) {
+      const cuarr_kparam *p = &k->params[j];
+      ops[j] = (cuarr_red_operand){
+          .array = in[j].array,
+          .scalar = in[j].scalar,
+          .var_dtype = types[j],
+          .name = p->name,
+          .raw = p->raw && in[j].array,
+          .type_name = p->dtype < 0 ? p->placeholder : NULL,
+      };
+    }
+    const cuarr_kparam *op = &k->params[k->nin];
+    cuarr_red_types t = {
+        .acc = (cuarr_dtype)reduce,
+        .acc_size = cuarr_dtype_size((cuarr_dtype)reduce),
+        .out_var = out_dtype,
+        .out_name = op->name,
+        .out_type_name = op->dtype < 0 ? op->placeholder : NULL,
+    };
+    s = cuarr_red_launch(ctx, device, &k->program, k->nin, ops, &t, &view, axes);
+  }
+  if (given)
+    return s;
+  if (s != CUARR_OK) {
+    cuarr_array_release(&res);
+    return s;
+  }
+  *out = res;
+  return CUARR_OK;
+}

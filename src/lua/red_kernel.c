@@ -1,0 +1,227 @@
+/*
+ * red_kernel.c -- cuarr.ReductionKernel(in_params, out_params, map_expr, reduce_expr,
+ * post_map_expr, identity, name, opts), CuPy's ReductionKernel:
+ *
+ *   local l2 = cuarr.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2")
+ *   l2(x)                                   -- every axis: a 0-d array
+ *   l2(x, {axis = 2, keepdims = true})      -- axes 1-based, as everywhere in cuarr
+ *   l2(x, {out = o})
+ *
+ * opts: reduce_type (a dtype name or placeholder), preamble, options (NVRTC options).  The
+ * identity may be nil: the first value then seeds each reduction.
+ */
+#include <string.h>
+
+#include "binding.h"
+
+#define CUARR_REDKERNEL_MT "cuarr.ReductionKernel"
+
+typedef struct lkernel {
+  cuarr_red_kernel *k;
+} lkernel;
+
+static lkernel *check_kernel(lua_State *L, int idx) {
+  lkernel *k = luaL_testudata(L, idx, CUARR_REDKERNEL_MT);
+  if (!k)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be a ReductionKernel, got %s", idx,
+                    luaL_typename(L, idx));
+  if (!k->k)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "the ReductionKernel has been closed");
+  return k;
+}
+
+static const char *opt_string(lua_State *L, int idx, const char *name) {
+  int t = get_option(L, idx, name);
+  const char *v = NULL;
+  if (t == LUA_TSTRING)
+    v = lua_tostring(L, -1);
+  else if (t != LUA_TNIL)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "option '%s' must be a string, got %s", name,
+                    luaL_typename(L, -1));
+  lua_pop(L, 1); /* the string stays alive: the options table holds it */
+  return v;
+}
+
+static int l_reduction_kernel(lua_State *L) {
+  const char *in_params = check_string(L, 1, "in_params");
+  const char *out_params = check_string(L, 2, "out_params");
+  const char *map_expr = check_string(L, 3, "map_expr");
+  const char *reduce_expr = check_string(L, 4, "reduce_expr");
+  const char *post_expr = check_string(L, 5, "post_map_expr");
+  const char *identity = NULL;
+  if (lua_type(L, 6) == LUA_TNUMBER || lua_type(L, 6) == LUA_TSTRING)
+    identity = lua_tostring(L, 6); /* a number becomes its text */
+  else if (!lua_isnoneornil(L, 6))
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "identity must be a string or nil, got %s",
+                           luaL_typename(L, 6));
+  const char *name = "reduce_kernel";
+  int opts = 0;
+  if (lua_type(L, 7) == LUA_TSTRING) {
+    name = lua_tostring(L, 7);
+    if (lua_istable(L, 8))
+      opts = 8;
+  } else if (lua_istable(L, 7)) {
+    opts = 7;
+  } else if (!lua_isnoneornil(L, 7)) {
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #7 (name) must be a string, got %s",
+                           luaL_typename(L, 7));
+  }
+  cuarr_red_kernel_options o = {0};
+  const char *options[32];
+  if (opts) {
+    if (opt_string(L, opts, "name"))
+      name = opt_string(L, opts, "name");
+    o.reduce_type = opt_string(L, opts, "reduce_type");
+    o.preamble = opt_string(L, opts, "preamble");
+    if (get_option(L, opts, "options") == LUA_TTABLE) {
+      lua_Integer n = luaL_len(L, -1);
+      if (n > 32)
+        return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most 32 compile options");
+      for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, -1, i);
+        options[i - 1] = check_string(L, -1, "compile option");
+        lua_pop(L, 1);
+      }
+      o.options = options;
+      o.n_options = (int)n;
+    } else if (!lua_isnil(L, -1)) {
+      return cuarr_lua_error(L, CUARR_TYPE_ERROR, "option 'options' must be a table of strings");
+    }
+    lua_pop(L, 1);
+  }
+  lkernel *k = lua_newuserdatauv(L, sizeof *k, 0);
+  k->k = NULL;
+  luaL_setmetatable(L, CUARR_REDKERNEL_MT);
+  LTRY(L, cuarr_red_kernel_new(in_params, out_params, map_expr, reduce_expr, post_expr, identity,
+                               name, &o, &k->k));
+  return 1;
+}
+
+static int kernel_gc(lua_State *L) {
+  lkernel *k = luaL_checkudata(L, 1, CUARR_REDKERNEL_MT);
+  if (k->k)
+    cuarr_red_kernel_free(k->k);
+  k->k = NULL;
+  return 0;
+}
+
+/* One axis (1-based, negative from the end) of ndim as a bit. */
+static uint64_t axis_bit(lua_State *L, int idx, int ndim) {
+  int ok = 0;
+  lua_Integer a = lua_tointegerx(L, idx, &ok);
+  if (!ok)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "an axis must be an integer");
+  if (a < 0)
+    a += ndim + 1;
+  if (a < 1 || a > ndim)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                    "axis %lld is out of bounds for %d dimensions (axes are "
+                    "1-based)",
+                    (long long)lua_tointeger(L, idx), ndim);
+  return (uint64_t)1 << (a - 1);
+}
+
+/* k(inputs...[, {axis=, keepdims=, out=}]) */
+static int kernel_call(lua_State *L) {
+  lstate *S = STATE(L);
+  lkernel *k = check_kernel(L, 1);
+  int nin = cuarr_red_kernel_nin(k->k);
+  int nargs = lua_gettop(L) - 1, opts = 0;
+  if (nargs > 0 && lua_istable(L, nargs + 1) && !to_array(L, nargs + 1))
+    opts = nargs-- + 1;
+  if (nargs != nin)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "the kernel takes %d inputs, got %d arguments",
+                           nin, nargs);
+  int device = lstate_device(L, S);
+  cuarr_ew_arg in[64];
+  if (nin > 64)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most 64 inputs");
+  int ndim = 0;
+  for (int j = 0; j < nin; j++) {
+    int idx = j + 2;
+    if (to_array(L, idx)) {
+      in[j].array = check_array(L, idx);
+      in[j].weak = false;
+      check_on_current_device(L, S, in[j].array);
+      if (in[j].array->ndim > ndim)
+        ndim = in[j].array->ndim;
+    } else {
+      in[j].array = NULL;
+      in[j].weak = true;
+      if (!to_scalar(L, idx, &in[j].scalar))
+        return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                               "kernel argument #%d must be an array or a number, got %s", j + 1,
+                               luaL_typename(L, idx));
+    }
+  }
+  uint64_t axes = ~(uint64_t)0;
+  bool keepdims = false;
+  int out_idx = 0;
+  if (opts) {
+    int t = get_option(L, opts, "axis");
+    if (t == LUA_TTABLE) {
+      axes = 0;
+      lua_Integer n = luaL_len(L, -1);
+      for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, -1, i);
+        uint64_t bit = axis_bit(L, -1, ndim);
+        if (axes & bit)
+          cuarr_lua_error(L, CUARR_VALUE_ERROR, "duplicate value in 'axis'");
+        axes |= bit;
+        lua_pop(L, 1);
+      }
+    } else if (t != LUA_TNIL) {
+      axes = axis_bit(L, -1, ndim);
+    }
+    lua_pop(L, 1);
+    keepdims = opt_bool_field(L, opts, "keepdims", false);
+    if (get_option(L, opts, "out") != LUA_TNIL) {
+      check_array(L, -1);
+      out_idx = lua_gettop(L);
+    } else {
+      lua_pop(L, 1);
+    }
+  }
+  cuarr_array *out;
+  if (out_idx) {
+    out = check_array(L, out_idx);
+    check_on_current_device(L, S, out);
+    lua_pushvalue(L, out_idx);
+  } else {
+    out = push_array(L, 0);
+  }
+  LTRY(L, cuarr_red_kernel_call(lstate_context(S, device), k->k, device, in, axes, keepdims,
+                                S->default_float, out));
+  if (!out_idx)
+    lstate_account(L, S, out->buf->nbytes);
+  return 1;
+}
+
+static int kernel_index(lua_State *L) {
+  lkernel *k = check_kernel(L, 1);
+  const char *key = luaL_checkstring(L, 2);
+  if (!strcmp(key, "nin"))
+    lua_pushinteger(L, cuarr_red_kernel_nin(k->k));
+  else if (!strcmp(key, "nout"))
+    lua_pushinteger(L, 1);
+  else
+    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "ReductionKernel has no field '%s'", key);
+  return 1;
+}
+
+void cuarr_lua_open_red_kernels(lua_State *L, int state_idx) {
+  luaL_newmetatable(L, CUARR_REDKERNEL_MT);
+  const luaL_Reg meta[] = {{"__call", kernel_call},
+                           {"__gc", kernel_gc},
+                           {"__close", kernel_gc},
+                           {"__index", kernel_index},
+                           {NULL, NULL}};
+  lua_pushvalue(L, state_idx);
+  luaL_setfuncs(L, meta, 1);
+  lua_pop(L, 1);
+}
+
+const luaL_Reg cuarr_red_kernel_functions[] = {
+    {"ReductionKernel", l_reduction_kernel},
+    {NULL, NULL},
+};
