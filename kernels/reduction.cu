@@ -172,9 +172,7 @@ __device__ __forceinline__ void cuarr_red_block_y(const Op &op, cuarr_red_acc<Op
   }
 }
 
-template <typename T, int V> struct alignas(sizeof(T) * V) cuarr_red_vec {
-  T v[V];
-};
+template <typename T, int V> struct alignas(sizeof(T) * V) cuarr_red_vec { T v[V]; };
 
 /* Split reductions: each block of a column of blocks (one blockIdx.x, gridDim.y of them)
  * stored its partial results; the last of them to get here finishes.  Its partials were made
@@ -220,10 +218,9 @@ __device__ __forceinline__ void cuarr_red_scalar_loop(const Op &op, cuarr_red_ac
  * VEC (the host checks).  With gridDim.y > 1 each block takes a share of every row of its
  * outputs; partials are [output][split]. */
 template <class Op, typename In, typename Out, typename I, typename S, int NIN, int VEC>
-__device__ __forceinline__ void cuarr_reduce_rows(const Op &op, const In *in0, Out *out,
-                                                  typename Op::acc_t *partial,
-                                                  unsigned int *counters,
-                                                  const cuarr_red_layout<I, S, NIN> &L) {
+__device__ __forceinline__ void
+cuarr_reduce_rows(const Op &op, const In *in0, Out *out, typename Op::acc_t *partial,
+                  unsigned int *counters, const cuarr_red_layout<I, S, NIN> &L) {
   const I o = (I)blockIdx.x * blockDim.y + threadIdx.y;
   const I split = blockIdx.y, splits = gridDim.y;
   cuarr_red_acc<Op> acc[1] = {cuarr_red_start(op)};
@@ -235,13 +232,13 @@ __device__ __forceinline__ void cuarr_reduce_rows(const Op &op, const In *in0, O
       const cuarr_red_vec<In, VEC> *p = (const cuarr_red_vec<In, VEC> *)(in0 + koff[0]);
       const I nv = L.n_red / VEC;
       I v = split * blockDim.x + threadIdx.x;
-      for (; v + 3 * step < nv; v += 4 * step) { /* four vectors in flight */
-        cuarr_red_vec<In, VEC> a[4];
+      for (; v + step < nv; v += 2 * step) { /* two vectors in flight */
+        cuarr_red_vec<In, VEC> a[2];
 #pragma unroll
-        for (int u = 0; u < 4; ++u)
+        for (int u = 0; u < 2; ++u)
           a[u] = p[v + u * step];
 #pragma unroll
-        for (int u = 0; u < 4; ++u)
+        for (int u = 0; u < 2; ++u)
 #pragma unroll
           for (int e = 0; e < VEC; ++e)
             cuarr_red_add(op, acc[0], op.map1(a[u].v[e], o, (v + u * step) * VEC + e));
@@ -279,10 +276,9 @@ __device__ __forceinline__ void cuarr_reduce_rows(const Op &op, const In *in0, O
  * along that axis, aligned for vectors); blockDim.y lanes, and gridDim.y blocks, split the
  * reduced range.  Partials are [split][output]. */
 template <class Op, typename In, typename Out, typename I, typename S, int NIN, int VEC>
-__device__ __forceinline__ void cuarr_reduce_cols(const Op &op, const In *in0, Out *out,
-                                                  typename Op::acc_t *partial,
-                                                  unsigned int *counters,
-                                                  const cuarr_red_layout<I, S, NIN> &L) {
+__device__ __forceinline__ void
+cuarr_reduce_cols(const Op &op, const In *in0, Out *out, typename Op::acc_t *partial,
+                  unsigned int *counters, const cuarr_red_layout<I, S, NIN> &L) {
   const I o = ((I)blockIdx.x * blockDim.x + threadIdx.x) * VEC;
   const I split = blockIdx.y, splits = gridDim.y;
   cuarr_red_acc<Op> acc[VEC];
@@ -428,7 +424,8 @@ __device__ __forceinline__ cuarr_red_arg<T> cuarr_red_argfold(const cuarr_red_ar
                             a.i == 0x7fffffffffffffffll); /* a is the identity */
   return take ? b : a;
 }
-template <typename T, bool MAX> __device__ __forceinline__ cuarr_red_arg<T> cuarr_red_arg_identity() {
+template <typename T, bool MAX>
+__device__ __forceinline__ cuarr_red_arg<T> cuarr_red_arg_identity() {
   return {MAX ? cuarr_red_lo<T>() : cuarr_red_hi<T>(), 0x7fffffffffffffffll};
 }
 

@@ -27,7 +27,7 @@ static lkernel *check_kernel(lua_State *L, int idx) {
   return k;
 }
 
-static const char *opt_string_field(lua_State *L, int idx, const char *name) {
+const char *opt_string_field(lua_State *L, int idx, const char *name) {
   int t = get_option(L, idx, name);
   const char *v = NULL;
   if (t == LUA_TSTRING)
@@ -37,6 +37,26 @@ static const char *opt_string_field(lua_State *L, int idx, const char *name) {
                     luaL_typename(L, -1));
   lua_pop(L, 1); /* the string stays alive: the options table holds it */
   return v;
+}
+
+/* opts.options: a table of NVRTC options into options[] (kept alive by the table); the count. */
+int read_compile_options(lua_State *L, int opts, const char **options) {
+  int n = 0;
+  if (get_option(L, opts, "options") == LUA_TTABLE) {
+    lua_Integer len = luaL_len(L, -1);
+    if (len > CUARR_LUA_MAX_OPTIONS)
+      return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most %d compile options",
+                             CUARR_LUA_MAX_OPTIONS);
+    for (lua_Integer i = 1; i <= len; i++) {
+      lua_geti(L, -1, i);
+      options[n++] = check_string(L, -1, "compile option");
+      lua_pop(L, 1);
+    }
+  } else if (!lua_isnil(L, -1)) {
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "option 'options' must be a table of strings");
+  }
+  lua_pop(L, 1);
+  return n;
 }
 
 /* cuarr.ElementwiseKernel(in_params, out_params, operation[, name][, opts]) */
@@ -57,25 +77,13 @@ static int l_elementwise_kernel(lua_State *L) {
   }
   if (opts && opt_string_field(L, opts, "name")) name = opt_string_field(L, opts, "name");
   cuarr_ew_kernel_options o = {0};
-  const char *options[32];
+  const char *options[CUARR_LUA_MAX_OPTIONS];
   if (opts) {
     o.preamble = opt_string_field(L, opts, "preamble");
     o.loop_prep = opt_string_field(L, opts, "loop_prep");
     o.after_loop = opt_string_field(L, opts, "after_loop");
-    if (get_option(L, opts, "options") == LUA_TTABLE) {
-      lua_Integer n = luaL_len(L, -1);
-      if (n > 32) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most 32 compile options");
-      for (lua_Integer i = 1; i <= n; i++) {
-        lua_geti(L, -1, i);
-        options[i - 1] = check_string(L, -1, "compile option");
-        lua_pop(L, 1); /* kept alive by the options table */
-      }
-      o.options = options;
-      o.n_options = (int)n;
-    } else if (!lua_isnil(L, -1)) {
-      return cuarr_lua_error(L, CUARR_TYPE_ERROR, "option 'options' must be a table of strings");
-    }
-    lua_pop(L, 1);
+    o.n_options = read_compile_options(L, opts, options);
+    o.options = options;
   }
   lkernel *k = lua_newuserdatauv(L, sizeof *k, 0);
   k->k = NULL;

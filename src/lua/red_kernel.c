@@ -30,18 +30,6 @@ static lkernel *check_kernel(lua_State *L, int idx) {
   return k;
 }
 
-static const char *opt_string(lua_State *L, int idx, const char *name) {
-  int t = get_option(L, idx, name);
-  const char *v = NULL;
-  if (t == LUA_TSTRING)
-    v = lua_tostring(L, -1);
-  else if (t != LUA_TNIL)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "option '%s' must be a string, got %s", name,
-                    luaL_typename(L, -1));
-  lua_pop(L, 1); /* the string stays alive: the options table holds it */
-  return v;
-}
-
 static int l_reduction_kernel(lua_State *L) {
   const char *in_params = check_string(L, 1, "in_params");
   const char *out_params = check_string(L, 2, "out_params");
@@ -67,27 +55,14 @@ static int l_reduction_kernel(lua_State *L) {
                            luaL_typename(L, 7));
   }
   cuarr_red_kernel_options o = {0};
-  const char *options[32];
+  const char *options[CUARR_LUA_MAX_OPTIONS];
   if (opts) {
-    if (opt_string(L, opts, "name"))
-      name = opt_string(L, opts, "name");
-    o.reduce_type = opt_string(L, opts, "reduce_type");
-    o.preamble = opt_string(L, opts, "preamble");
-    if (get_option(L, opts, "options") == LUA_TTABLE) {
-      lua_Integer n = luaL_len(L, -1);
-      if (n > 32)
-        return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most 32 compile options");
-      for (lua_Integer i = 1; i <= n; i++) {
-        lua_geti(L, -1, i);
-        options[i - 1] = check_string(L, -1, "compile option");
-        lua_pop(L, 1);
-      }
-      o.options = options;
-      o.n_options = (int)n;
-    } else if (!lua_isnil(L, -1)) {
-      return cuarr_lua_error(L, CUARR_TYPE_ERROR, "option 'options' must be a table of strings");
-    }
-    lua_pop(L, 1);
+    if (opt_string_field(L, opts, "name"))
+      name = opt_string_field(L, opts, "name");
+    o.reduce_type = opt_string_field(L, opts, "reduce_type");
+    o.preamble = opt_string_field(L, opts, "preamble");
+    o.n_options = read_compile_options(L, opts, options);
+    o.options = options;
   }
   lkernel *k = lua_newuserdatauv(L, sizeof *k, 0);
   k->k = NULL;

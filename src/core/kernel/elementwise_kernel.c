@@ -39,9 +39,7 @@ void cuarr_ew_kernel_free(cuarr_ew_kernel *k) {
   if (!k)
     return;
   cuarr_ew_program_release(&k->program);
-  for (int i = 0; k->params && i < k->nin + k->nout; i++)
-    free(k->params[i].name);
-  free(k->params);
+  cuarr_kp_free(k->params, k->nin + k->nout);
   for (int i = 0; k->options && i < k->n_options; i++)
     free(k->options[i]);
   free(k->options);
@@ -68,27 +66,13 @@ cuarr_status cuarr_ew_kernel_new(const char *in_params, const char *out_params,
   cuarr_ew_kernel *k = calloc(1, sizeof *k);
   if (!k)
     return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel");
-  /* Bound the parameter count by the commas (the lists are parsed into one array). */
-  int most = cuarr_kp_count_commas(in_params) + cuarr_kp_count_commas(out_params) + 2;
-  if (most > CUARR_EW_MAX_OPERANDS)
-    most = CUARR_EW_MAX_OPERANDS;
-  k->params = calloc((size_t)most, sizeof *k->params);
-  cuarr_status s = k->params ? CUARR_OK : cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory");
   int count = 0;
-  if (s == CUARR_OK)
-    s = cuarr_kp_parse_list(in_params, "input", k->params, &count);
-  k->nin = count;
-  if (s == CUARR_OK)
-    s = cuarr_kp_parse_list(out_params, "output", k->params, &count);
+  cuarr_status s = cuarr_kp_parse_signature(in_params, out_params, &k->params, &k->nin, &count);
   k->nout = count - k->nin;
-  if (s != CUARR_OK) { /* names parsed so far are freed with the kernel */
+  if (s != CUARR_OK) {
     cuarr_ew_kernel_free(k);
     return s;
   }
-  for (int i = 0; i < count && s == CUARR_OK; i++)
-    for (int j = 0; j < i && s == CUARR_OK; j++)
-      if (strcmp(k->params[i].name, k->params[j].name) == 0)
-        s = cuarr_fail(CUARR_VALUE_ERROR, "duplicate parameter name \"%s\"", k->params[i].name);
 
   bool failed = false;
   k->name = cuarr_kp_dup(name, &failed);
@@ -97,14 +81,8 @@ cuarr_status cuarr_ew_kernel_new(const char *in_params, const char *out_params,
     k->preamble = cuarr_kp_dup(opts->preamble, &failed);
     k->loop_prep = cuarr_kp_dup(opts->loop_prep, &failed);
     k->after_loop = cuarr_kp_dup(opts->after_loop, &failed);
-    if (opts->n_options > 0) {
-      k->options = calloc((size_t)opts->n_options, sizeof *k->options);
-      failed = failed || !k->options;
-      for (int i = 0; k->options && i < opts->n_options; i++) {
-        k->options[i] = cuarr_kp_dup(opts->options[i] ? opts->options[i] : "", &failed);
-        k->n_options = i + 1;
-      }
-    }
+    if (s == CUARR_OK)
+      s = cuarr_kp_copy_options(opts->options, opts->n_options, &k->options, &k->n_options);
   }
   if (s == CUARR_OK && failed)
     s = cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel");

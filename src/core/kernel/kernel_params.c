@@ -165,3 +165,59 @@ bool cuarr_kp_broadcast_into(int *ndim, int64_t *shape, const cuarr_array *a) {
   *ndim = nd;
   return true;
 }
+
+cuarr_status cuarr_kp_parse_signature(const char *in_params, const char *out_params,
+                                      cuarr_kparam **params, int *nin, int *count) {
+  *params = NULL;
+  *nin = *count = 0;
+  /* Bound the parameter count by the commas (the lists are parsed into one array). */
+  int most = cuarr_kp_count_commas(in_params) + cuarr_kp_count_commas(out_params) + 2;
+  if (most > CUARR_KP_MAX)
+    most = CUARR_KP_MAX;
+  cuarr_kparam *p = calloc((size_t)most, sizeof *p);
+  if (!p)
+    return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for kernel parameters");
+  int n = 0;
+  cuarr_status s = cuarr_kp_parse_list(in_params, "input", p, &n);
+  int inputs = n;
+  if (s == CUARR_OK)
+    s = cuarr_kp_parse_list(out_params, "output", p, &n);
+  for (int i = 0; i < n && s == CUARR_OK; i++)
+    for (int j = 0; j < i && s == CUARR_OK; j++)
+      if (strcmp(p[i].name, p[j].name) == 0)
+        s = cuarr_fail(CUARR_VALUE_ERROR, "duplicate parameter name \"%s\"", p[i].name);
+  if (s != CUARR_OK) {
+    cuarr_kp_free(p, n);
+    return s;
+  }
+  *params = p;
+  *nin = inputs;
+  *count = n;
+  return CUARR_OK;
+}
+
+void cuarr_kp_free(cuarr_kparam *params, int count) {
+  for (int i = 0; params && i < count; i++)
+    free(params[i].name);
+  free(params);
+}
+
+cuarr_status cuarr_kp_copy_options(const char *const *options, int n, char ***out, int *n_out) {
+  *out = NULL;
+  *n_out = 0;
+  if (n <= 0)
+    return CUARR_OK;
+  char **copy = calloc((size_t)n, sizeof *copy);
+  bool failed = !copy;
+  for (int i = 0; copy && i < n; i++)
+    copy[i] = cuarr_kp_dup(options[i] ? options[i] : "", &failed);
+  if (failed) {
+    for (int i = 0; copy && i < n; i++)
+      free(copy[i]);
+    free(copy);
+    return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for compile options");
+  }
+  *out = copy;
+  *n_out = n;
+  return CUARR_OK;
+}

@@ -27,6 +27,13 @@ char *cuarr_kp_dup(const char *s, bool *failed);
 cuarr_status cuarr_kp_parse_list(const char *list, const char *which, cuarr_kparam *params,
                                  int *count);
 int cuarr_kp_count_commas(const char *s);
+/* in_params then out_params into a new array (*params; *nin inputs, *count in all), checked to
+ * have distinct names.  Free it with cuarr_kp_free. */
+cuarr_status cuarr_kp_parse_signature(const char *in_params, const char *out_params,
+                                      cuarr_kparam **params, int *nin, int *count);
+void cuarr_kp_free(cuarr_kparam *params, int count);
+/* A copy of n NVRTC options (NULL ones as ""), or none when n <= 0. */
+cuarr_status cuarr_kp_copy_options(const char *const *options, int n, char ***out, int *n_out);
 
 /* bool < integers < floats, as NumPy orders kinds. */
 int cuarr_kp_kind_of(cuarr_dtype d);

@@ -18,7 +18,7 @@
 #include "reduce/reduce_engine.h"
 
 struct cuarr_red_kernel {
-  int nin;
+  int nin, n_params;
   cuarr_kparam *params;     /* nin inputs, then the output */
   cuarr_kparam reduce_type; /* its dtype or placeholder (name unused) */
   bool reduce_type_given;
@@ -32,9 +32,7 @@ void cuarr_red_kernel_free(cuarr_red_kernel *k) {
   if (!k)
     return;
   cuarr_red_program_release(&k->program);
-  for (int i = 0; k->params && i <= k->nin; i++)
-    free(k->params[i].name);
-  free(k->params);
+  cuarr_kp_free(k->params, k->n_params);
   for (int i = 0; k->options && i < k->n_options; i++)
     free(k->options[i]);
   free(k->options);
@@ -87,17 +85,9 @@ cuarr_status cuarr_red_kernel_new(const char *in_params, const char *out_params,
   cuarr_red_kernel *k = calloc(1, sizeof *k);
   if (!k)
     return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel");
-  int most = cuarr_kp_count_commas(in_params) + cuarr_kp_count_commas(out_params) + 2;
-  if (most > CUARR_KP_MAX)
-    most = CUARR_KP_MAX;
-  k->params = calloc((size_t)most, sizeof *k->params);
-  cuarr_status s = k->params ? CUARR_OK : cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory");
   int count = 0;
-  if (s == CUARR_OK)
-    s = cuarr_kp_parse_list(in_params, "input", k->params, &count);
-  k->nin = count;
-  if (s == CUARR_OK)
-    s = cuarr_kp_parse_list(out_params, "output", k->params, &count);
+  cuarr_status s = cuarr_kp_parse_signature(in_params, out_params, &k->params, &k->nin, &count);
+  k->n_params = count;
   if (s == CUARR_OK && count - k->nin != 1)
     s = cuarr_fail(CUARR_VALUE_ERROR,
                    "a reduction kernel has exactly one output parameter, "
@@ -105,10 +95,6 @@ cuarr_status cuarr_red_kernel_new(const char *in_params, const char *out_params,
                    count - k->nin);
   if (s == CUARR_OK && k->params[k->nin].raw)
     s = cuarr_fail(CUARR_VALUE_ERROR, "the output of a reduction kernel cannot be raw");
-  for (int i = 0; i < count && s == CUARR_OK; i++)
-    for (int j = 0; j < i && s == CUARR_OK; j++)
-      if (strcmp(k->params[i].name, k->params[j].name) == 0)
-        s = cuarr_fail(CUARR_VALUE_ERROR, "duplicate parameter name \"%s\"", k->params[i].name);
   for (int i = 0; i < count && s == CUARR_OK; i++) {
     const char *n = k->params[i].name;
     if (!strcmp(n, "a") || !strcmp(n, "b") || !strcmp(n, "_i") || !strcmp(n, "_j") ||
@@ -132,15 +118,10 @@ cuarr_status cuarr_red_kernel_new(const char *in_params, const char *out_params,
   k->identity = identity && *identity ? cuarr_kp_dup(identity, &failed) : NULL;
   if (opts) {
     k->preamble = cuarr_kp_dup(opts->preamble, &failed);
-    if (opts->n_options > 0) {
-      k->options = calloc((size_t)opts->n_options, sizeof *k->options);
-      failed = failed || !k->options;
-      for (int i = 0; k->options && i < opts->n_options; i++) {
-        k->options[i] = cuarr_kp_dup(opts->options[i] ? opts->options[i] : "", &failed);
-        k->n_options = i + 1;
-      }
-    }
   }
+  if (opts && !failed &&
+      cuarr_kp_copy_options(opts->options, opts->n_options, &k->options, &k->n_options) != CUARR_OK)
+    failed = true;
   if (failed) {
     cuarr_red_kernel_free(k);
     return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel");
