@@ -393,23 +393,28 @@ static void put_value(unsigned char *at, size_t *i, bool wide, int64_t v) {
   ++*i;
 }
 
-/* kernels/reduction.cu's cuarr_red_layout. */
+/* Values at index `first` on of the layout (index-sized slots). */
+static void put_values(unsigned char *at, size_t first, bool wide, const int64_t *v, int n) {
+  for (int d = 0; d < n; d++) {
+    size_t i = first + (size_t)d;
+    put_value(at, &i, wide, v[d]);
+  }
+}
+
+/* kernels/reduction.cu's cuarr_red_layout.  Only the axes in use are written: the kernels read
+ * no further (the rest of the fixed-size arrays is never looked at), and this runs on every
+ * call. */
 static void pack_layout(const plan *p, unsigned char *at) {
-  size_t i = 0;
-  put_value(at, &i, p->wide, p->n_out);
-  put_value(at, &i, p->wide, p->n_red);
-  put_value(at, &i, p->wide, p->ndo);
-  put_value(at, &i, p->wide, p->ndr);
-  for (int d = 0; d < LAYOUT_MAXDIM; d++)
-    put_value(at, &i, p->wide, d < p->ndo ? p->shape_o[d] : 1);
-  for (int d = 0; d < LAYOUT_MAXDIM; d++)
-    put_value(at, &i, p->wide, d < p->ndr ? p->shape_r[d] : 1);
+  const int64_t head[4] = {p->n_out, p->n_red, p->ndo, p->ndr};
+  const size_t shape_o = 4, shape_r = shape_o + LAYOUT_MAXDIM, so = shape_r + LAYOUT_MAXDIM,
+               sr = so + (size_t)(p->n_slots + 1) * LAYOUT_MAXDIM;
+  put_values(at, 0, p->wide, head, 4);
+  put_values(at, shape_o, p->wide, p->shape_o, p->ndo);
+  put_values(at, shape_r, p->wide, p->shape_r, p->ndr);
   for (int k = 0; k <= p->n_slots; k++)
-    for (int d = 0; d < LAYOUT_MAXDIM; d++)
-      put_value(at, &i, p->wide, d < p->ndo ? p->so[k][d] : 0);
+    put_values(at, so + (size_t)k * LAYOUT_MAXDIM, p->wide, p->so[k], p->ndo);
   for (int k = 0; k < p->n_slots; k++)
-    for (int d = 0; d < LAYOUT_MAXDIM; d++)
-      put_value(at, &i, p->wide, d < p->ndr ? p->sr[k][d] : 0);
+    put_values(at, sr + (size_t)k * LAYOUT_MAXDIM, p->wide, p->sr[k], p->ndr);
 }
 
 /* ---------------------------------------------------------------- launching */
