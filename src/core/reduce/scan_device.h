@@ -42,7 +42,7 @@ bool cuarr_scan_shape_is_rows(cuarr_scan_shape shape);
 /* Axes of the kernel's cuarr_layout (the scan axis included): 2, 3 or CUARR_MAXDIM; 0 for the
  * contiguous kernels, which take none. */
 int cuarr_scan_layout_axes(cuarr_scan_shape shape);
-/* Elements per thread of the one-pass kernels (their ITEMS): 64 bytes of accumulators. */
+/* Elements per thread of the one-pass kernels (their ITEMS): 32, or 8 for 8-byte accumulators. */
 int cuarr_scan_items(cuarr_dtype acc);
 
 /* The kernel's extern "C" name, e.g. "cuarr_cumsum_float32_float32_float32_one_i32". */

