@@ -19,8 +19,8 @@ cuarr_status cuarr_device_arch(int device, int *arch);
  * CUARR_COMPILE_ERROR carrying NVRTC's log and the source lines it points at, or
  * CUARR_NOT_AVAILABLE without NVRTC.  Needs no GPU. */
 cuarr_status cuarr_nvrtc_compile(const char *source, const char *program_name,
-                                 const char *const *options, int n_options, int arch,
-                                 char **cubin, size_t *cubin_size);
+                                 const char *const *options, int n_options, int arch, char **cubin,
+                                 size_t *cubin_size);
 
 /* ---- kernel/compile_batches.c : the compile-everything checks of `make test` (no GPU) */
 /* How a batch compiles: for sm_<arch>, with these NVRTC options. */
@@ -31,13 +31,20 @@ typedef struct cuarr_compile_options {
 } cuarr_compile_options;
 /* Compile items [first, end) as one program; *found: how many of them are in the cubin
  * (counted only when it returns CUARR_OK).  Called from several threads at once. */
-typedef cuarr_status (*cuarr_compile_batch_fn)(void *ctx, const cuarr_compile_options *o,
-                                               int first, int end, int *found);
+typedef cuarr_status (*cuarr_compile_batch_fn)(void *ctx, const cuarr_compile_options *o, int first,
+                                               int end, int *found);
 /* Compile items 0..n_items-1 in batches [first, batch_end(ctx, first)) on a few threads, in
  * NVRTC's fast-compile mode when it has one; *n_compiled: the items found.  Stops taking
  * batches after the first failure, which it returns (status and message). */
 cuarr_status cuarr_compile_batches(int arch, int n_items, int (*batch_end)(void *ctx, int first),
                                    cuarr_compile_batch_fn compile, void *ctx, int *n_compiled);
+/* Item i's kernel name into buf. */
+typedef void (*cuarr_kernel_name_fn)(void *ctx, int i, char *buf, size_t size);
+/* The end of a batch: compile `source` with o, then count in *found the items [first, end)
+ * whose kernel (named by name_of) is in the cubin; a missing one is a CUARR_COMPILE_ERROR. */
+cuarr_status cuarr_compile_and_count(const char *source, const char *program_name,
+                                     const cuarr_compile_options *o, void *ctx, int first, int end,
+                                     cuarr_kernel_name_fn name_of, int *found);
 /* Whether the extern "C" name `name` (a whole name) is in the cubin. */
 bool cuarr_cubin_has(const char *cubin, size_t size, const char *name);
 

@@ -113,3 +113,25 @@ cuarr_status cuarr_compile_batches(int arch, int n_items, int (*batch_end)(void 
     return cuarr_fail(j.status, "%s", j.message);
   return CUARR_OK;
 }
+
+cuarr_status cuarr_compile_and_count(const char *source, const char *program_name,
+                                     const cuarr_compile_options *o, void *ctx, int first, int end,
+                                     cuarr_kernel_name_fn name_of, int *found) {
+  char *cubin = NULL;
+  size_t size = 0;
+  cuarr_status s =
+      cuarr_nvrtc_compile(source, program_name, o->options, o->n_options, o->arch, &cubin, &size);
+  if (s != CUARR_OK)
+    return s;
+  *found = 0;
+  for (int i = first; i < end && s == CUARR_OK; i++) {
+    char name[256];
+    name_of(ctx, i, name, sizeof name);
+    if (cuarr_cubin_has(cubin, size, name))
+      ++*found;
+    else
+      s = cuarr_fail(CUARR_COMPILE_ERROR, "kernel %s is missing from the compiled program", name);
+  }
+  free(cubin);
+  return s;
+}

@@ -179,6 +179,17 @@ static int program_end(void *ctx, int first) {
   return first + KERNELS_PER_PROGRAM < j->n ? first + KERNELS_PER_PROGRAM : j->n;
 }
 
+/* The kernel names of one batch (the items from `first` on). */
+typedef struct batch_names {
+  char **names;
+  int first;
+} batch_names;
+
+static void batch_name_of(void *ctx, int i, char *buf, size_t size) {
+  const batch_names *b = ctx;
+  snprintf(buf, size, "%s", b->names[i - b->first]);
+}
+
 static cuarr_status compile_program(void *ctx, const cuarr_compile_options *o, int first, int end,
                                     int *found) {
   const job *j = ctx;
@@ -214,23 +225,14 @@ static cuarr_status compile_program(void *ctx, const cuarr_compile_options *o, i
     len += n;
     free(part);
   }
-  char *cubin = NULL;
-  size_t size = 0;
-  if (s == CUARR_OK)
-    s = cuarr_nvrtc_compile(source, "cuarr_reductions.cu", o->options, o->n_options, o->arch,
-                            &cubin, &size);
-  *found = 0;
-  for (int i = first; i < end && s == CUARR_OK; i++) {
-    if (cuarr_cubin_has(cubin, size, names[i - first]))
-      ++*found;
-    else
-      s = cuarr_fail(CUARR_COMPILE_ERROR, "kernel %s is missing from the compiled program",
-                     names[i - first]);
+  if (s == CUARR_OK) {
+    batch_names b = {names, first};
+    s = cuarr_compile_and_count(source, "cuarr_reductions.cu", o, &b, first, end, batch_name_of,
+                                found);
   }
   for (int i = 0; names && i < end - first; i++)
     free(names[i]);
   free(names);
-  free(cubin);
   free(source);
   return s;
 }

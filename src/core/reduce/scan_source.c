@@ -162,6 +162,10 @@ static int program_end(void *ctx, int first) {
   return first + KERNELS_PER_PROGRAM < j->n_variants ? first + KERNELS_PER_PROGRAM : j->n_variants;
 }
 
+static void name_of(void *ctx, int i, char *buf, size_t size) {
+  cuarr_scan_variant_name(&((const job *)ctx)->variants[i], buf, size);
+}
+
 static cuarr_status compile_program(void *ctx, const cuarr_compile_options *o, int first, int end,
                                     int *found) {
   const job *j = ctx;
@@ -171,23 +175,9 @@ static cuarr_status compile_program(void *ctx, const cuarr_compile_options *o, i
   char program_name[160];
   cuarr_scan_variant_name(&j->variants[first], program_name, sizeof program_name - 8);
   strcat(program_name, "_etc.cu");
-  char *cubin = NULL;
-  size_t size = 0;
   cuarr_status s =
-      cuarr_nvrtc_compile(source, program_name, o->options, o->n_options, o->arch, &cubin, &size);
+      cuarr_compile_and_count(source, program_name, o, ctx, first, end, name_of, found);
   free(source);
-  if (s != CUARR_OK)
-    return s;
-  *found = 0;
-  for (int i = first; i < end && s == CUARR_OK; i++) {
-    char name[128];
-    cuarr_scan_variant_name(&j->variants[i], name, sizeof name);
-    if (cuarr_cubin_has(cubin, size, name))
-      ++*found;
-    else
-      s = cuarr_fail(CUARR_COMPILE_ERROR, "kernel %s is missing from the compiled program", name);
-  }
-  free(cubin);
   return s;
 }
 
