@@ -602,3 +602,27 @@ cuarr_status cuarr_red_launch(cuarr_context *ctx, int device, cuarr_red_program 
     cuarr_array_release(&partial);
   return s;
 }
+
+cuarr_status cuarr_red_plan_describe(const cuarr_red_program *program, int n_in,
+                                     const cuarr_red_operand *in, const cuarr_array *out,
+                                     uint64_t axes, unsigned multiprocessors,
+                                     cuarr_red_plan_info *info) {
+  int64_t full[CUARR_MAXDIM];
+  CUARR_TRY(check_inputs(program, cuarr_array_device(out), n_in, in, out, axes, full));
+  plan p;
+  CUARR_TRY(plan_layout(&p, program, n_in, in, out, axes, full));
+  choose_variant(&p);
+  plan_grid(&p, multiprocessors * BLOCKS_PER_SM);
+  *info = (cuarr_red_plan_info){.variant = p.variant,
+                                .vec = p.vec,
+                                .wide = p.wide,
+                                .ndo = p.ndo,
+                                .ndr = p.ndr,
+                                .n_out = p.n_out,
+                                .n_red = p.n_red,
+                                .block_x = p.bx,
+                                .block_y = p.by,
+                                .grid_x = p.gx,
+                                .splits = p.splits};
+  return CUARR_OK;
+}

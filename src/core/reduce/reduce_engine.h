@@ -78,4 +78,19 @@ char *cuarr_red_prelude(void);
 
 void cuarr_red_program_release(cuarr_red_program *program);
 
+/* What cuarr_red_launch would choose for these operands on a GPU of `multiprocessors`
+ * multiprocessors, without launching (for the C tests: no GPU needed; the arrays need a
+ * buffer but their memory is never touched). */
+typedef struct cuarr_red_plan_info {
+  int variant, vec;
+  bool wide;
+  int ndo, ndr; /* kept and reduced axes after collapsing */
+  int64_t n_out, n_red;
+  unsigned block_x, block_y, grid_x, splits;
+} cuarr_red_plan_info;
+cuarr_status cuarr_red_plan_describe(const cuarr_red_program *program, int n_in,
+                                     const cuarr_red_operand *in, const cuarr_array *out,
+                                     uint64_t axes, unsigned multiprocessors,
+                                     cuarr_red_plan_info *info);
+
 #endif
