@@ -20,17 +20,7 @@ local NAN, INF = 0 / 0, huge
 
 -- ---------------------------------------------------------------- helpers
 
--- op on a in one of three call styles: xp.op(a, axis, opts), a:op(axis, opts), a:op{axis=}.
-local function call(xp, op, a, axis, opts, style)
-  opts = opts or {}
-  if style == 1 then return xp[op](a, axis, opts) end
-  if style == 2 then return a[op](a, axis, opts) end
-  local o = {}
-  for k, v in pairs(opts) do o[k] = v end
-  o.axis = axis
-  if next(o) == nil then return a[op](a) end
-  return a[op](a, o)
-end
+local call = R.call
 
 local function shape_str(shape) return "(" .. concat(shape, ",") .. ")" end
 

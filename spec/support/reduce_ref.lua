@@ -12,7 +12,7 @@
 local A = require "spec.support.arrays"
 local U = require "spec.support.ufunc_ref"
 
-local type, mtype, ipairs, error = type, math.type, ipairs, error
+local type, mtype, ipairs, pairs, next, error = type, math.type, ipairs, pairs, next, error
 local floor, abs, huge, sqrt, log, max = math.floor, math.abs, math.huge, math.sqrt, math.log,
   math.max
 local ult = math.ult
@@ -815,5 +815,18 @@ end
 
 -- The values of an array as a flat Lua list (uint64 through int64).
 R.values_of = A.values
+
+-- op on a, in one of three call styles: xp.op(a, axis, opts), a:op(axis, opts), a:op{axis=...}
+-- (the specs of reductions and scans run each case through all three).
+function R.call(xp, op, a, axis, opts, style)
+  opts = opts or {}
+  if style == 1 then return xp[op](a, axis, opts) end
+  if style == 2 then return a[op](a, axis, opts) end
+  local o = {}
+  for k, v in pairs(opts) do o[k] = v end
+  o.axis = axis
+  if next(o) == nil then return a[op](a) end
+  return a[op](a, o)
+end
 
 return R

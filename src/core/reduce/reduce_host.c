@@ -33,15 +33,16 @@
 #include <stdlib.h>
 
 #include "host/cast.h"
+#include "reduce/host_read.h"
 #include "reduce/reduce.h"
 
 enum {
-  TILE = 128,      /* results stored at a time */
-  COLS = 1024,     /* results computed together by columns */
-  BLOCK = 256,     /* elements converted at a time */
-  PW_BLOCK = 128,  /* elements a pairwise sum adds straight */
-  ROW_LEAF = 1024, /* elements of a pairwise leaf, by rows */
-  COL_LEAF = 128,  /* positions of a pairwise leaf, by columns */
+  TILE = 128,                    /* results stored at a time */
+  COLS = 1024,                   /* results computed together by columns */
+  BLOCK = CUARR_HOST_READ_BLOCK, /* elements converted at a time */
+  PW_BLOCK = 128,                /* elements a pairwise sum adds straight */
+  ROW_LEAF = 1024,               /* elements of a pairwise leaf, by rows */
+  COL_LEAF = 128,                /* positions of a pairwise leaf, by columns */
   MAXLEVEL = 64,
 };
 
@@ -407,12 +408,9 @@ typedef struct plan {
   fold f;
   bool arg;
   int64_t index_base;
-  cuarr_dtype in;    /* the input's storage dtype */
-  cuarr_dtype via;   /* converted through this first (a float16 accumulator), or val */
-  cuarr_dtype val;   /* the dtype the folds read */
-  bool in_place;     /* the input is read where it is, as dtype val */
-  cuarr_dtype state; /* the states' dtype (see state_dtype) */
-  int64_t ssize;     /* its size */
+  cuarr_host_read rd; /* how the input is read */
+  cuarr_dtype state;  /* the states' dtype (see state_dtype) */
+  int64_t ssize;      /* its size */
   cuarr_dtype acc, out;
 } plan;
 
@@ -439,46 +437,17 @@ static void make_plan(const cuarr_reduce_call *c, plan *p) {
   cuarr_reduce_op op = c->op;
   p->arg = op == CUARR_REDUCE_ARGMIN || op == CUARR_REDUCE_ARGMAX;
   p->index_base = c->index_base;
-  p->in = c->in->dtype;
   p->acc = c->acc;
   p->out = c->out->dtype;
   bool truth = op == CUARR_REDUCE_ALL || op == CUARR_REDUCE_ANY || op == CUARR_REDUCE_COUNT_NONZERO;
   bool sum_like = op == CUARR_REDUCE_SUM || op == CUARR_REDUCE_PROD || op == CUARR_REDUCE_NANSUM ||
                   op == CUARR_REDUCE_NANPROD;
-  bool modular = sum_like && cuarr_dtype_is_integer(p->acc) && cuarr_dtype_is_integer(p->in);
-  if (truth || modular) {
-    p->val = p->via = p->in;
-    p->in_place = true;
-  } else {
-    p->val = p->acc == CUARR_FLOAT16 ? CUARR_FLOAT32 : p->acc;
-    p->via = p->acc == CUARR_FLOAT16 && p->in != CUARR_FLOAT16 ? CUARR_FLOAT16 : p->val;
-    /* bool bytes other than 0/1 are made 0/1 by converting them, even from bool storage */
-    p->in_place = p->in == p->via && p->via == p->val && p->val != CUARR_BOOL;
-  }
-  p->f = folds[op][p->val];
-  p->state = state_dtype(op, p->val, p->acc);
+  bool modular = sum_like && cuarr_dtype_is_integer(p->acc) && cuarr_dtype_is_integer(c->in->dtype);
+  p->rd = truth || modular ? cuarr_host_read_raw(c->in->dtype)
+                           : cuarr_host_read_as(c->in->dtype, p->acc);
+  p->f = folds[op][p->rd.val];
+  p->state = state_dtype(op, p->rd.val, p->acc);
   p->ssize = (int64_t)cuarr_dtype_size(p->state);
-}
-
-/* n values at x (stepping xs) as dtype val: in place, or converted into buf. */
-static const char *load(const plan *p, const char *x, int64_t xs, int64_t n, char *buf,
-                        int64_t *step) {
-  if (p->in_place) {
-    *step = xs;
-    return x;
-  }
-  _Alignas(16) char tmp[BLOCK * 8];
-  cuarr_dtype from = p->in;
-  if (p->via != p->val) {
-    int64_t ts = (int64_t)cuarr_dtype_size(p->via);
-    cuarr_cast_rows[p->via][from](tmp, ts, x, xs, n);
-    from = p->via;
-    x = tmp;
-    xs = ts;
-  }
-  *step = (int64_t)cuarr_dtype_size(p->val);
-  cuarr_cast_rows[p->val][from](buf, *step, x, xs, n);
-  return buf;
 }
 
 /* The results of t <= TILE states (s, and ix for the arg ops) to o, stepping os bytes:
@@ -645,11 +614,11 @@ static void fold_rows(const plan *p, const geom *g, const char *base, char *s, i
   do {
     const char *x = row;
     for (int64_t n = len; n > 0;) {
-      int64_t m = p->in_place || n < BLOCK ? n : BLOCK;
+      int64_t m = p->rd.in_place || n < BLOCK ? n : BLOCK;
       if (p->f.merge && m > ROW_LEAF - in_leaf)
         m = ROW_LEAF - in_leaf; /* a leaf sums at most ROW_LEAF values */
       int64_t vs;
-      const char *v = load(p, x, xs, m, buf, &vs);
+      const char *v = cuarr_host_read_load(&p->rd, x, xs, m, buf, &vs);
       p->f.row(s, ix, v, vs, m, j);
       j += m;
       x += m * xs;
@@ -681,7 +650,7 @@ static void fold_columns(const plan *p, const geom *g, const char *base, int64_t
   if (g->nred == 0)
     return;
   const int64_t len = g->nr ? g->rshape[g->nr - 1] : 1, rs = g->nr ? g->rin[g->nr - 1] : 0;
-  const int64_t step = p->in_place ? w : BLOCK;
+  const int64_t step = p->rd.in_place ? w : BLOCK;
   int64_t idx[CUARR_MAXDIM] = {0}, j = 0, in_leaf = 0;
   char *row = (char *)base;
   do {
@@ -689,7 +658,7 @@ static void fold_columns(const plan *p, const geom *g, const char *base, int64_t
       const char *at = row + r * rs;
       for (int64_t c0 = 0; c0 < w; c0 += step) {
         int64_t m = w - c0 < step ? w - c0 : step, vs;
-        const char *v = load(p, at + c0 * ks, ks, m, buf, &vs);
+        const char *v = cuarr_host_read_load(&p->rd, at + c0 * ks, ks, m, buf, &vs);
         p->f.cols(s + c0 * p->ssize, cols->ix + c0, v, vs, m, j);
       }
       if (cas.levels && ++in_leaf == COL_LEAF) {

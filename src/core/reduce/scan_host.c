@@ -18,11 +18,12 @@
  * writes the results of those same elements, and touches no other element.
  */
 #include "host/cast.h"
+#include "reduce/host_read.h"
 #include "reduce/reduce.h"
 
 enum {
-  COLS = 512,  /* lines scanned side by side */
-  BLOCK = 256, /* elements converted at a time */
+  COLS = 512,                    /* lines scanned side by side */
+  BLOCK = CUARR_HOST_READ_BLOCK, /* elements converted at a time */
 };
 
 /* Running values are dense arrays of the run dtype, read and written with memcpy.  Lines:
@@ -104,36 +105,26 @@ static const scan_fns scans[CUARR_NSCAN_OPS][CUARR_NDTYPES] = {
 typedef struct plan {
   scan_fns f;
   bool prod;
-  cuarr_dtype in;  /* the input's storage dtype */
-  cuarr_dtype via; /* converted through this first (a float16 accumulator), or val */
-  cuarr_dtype val; /* the dtype the scans read */
-  bool in_place;   /* the input is read where it is, as dtype val */
-  cuarr_dtype run; /* the running values' dtype: float, or uint64 (as acc when it is 64-bit) */
-  int64_t rsize;   /* its size */
-  bool direct;     /* running values go straight to the output (run == acc == out) */
+  cuarr_host_read rd; /* how the input is read */
+  cuarr_dtype run;    /* the running values' dtype: float, or uint64 (as acc when it is 64-bit) */
+  int64_t rsize;      /* its size */
+  bool direct;        /* running values go straight to the output (run == acc == out) */
   cuarr_dtype acc, out;
 } plan;
 
 static void make_plan(const cuarr_scan_call *c, plan *p) {
   p->prod = c->op == CUARR_SCAN_CUMPROD;
-  p->in = c->in->dtype;
   p->acc = c->acc;
   p->out = c->out->dtype;
-  if (cuarr_dtype_is_integer(p->acc) && cuarr_dtype_is_integer(p->in)) {
-    p->val = p->via = p->in; /* modular arithmetic: see the top */
-    p->in_place = true;
-  } else {
-    p->val = p->acc == CUARR_FLOAT16 ? CUARR_FLOAT32 : p->acc;
-    p->via = p->acc == CUARR_FLOAT16 && p->in != CUARR_FLOAT16 ? CUARR_FLOAT16 : p->val;
-    /* bool bytes other than 0/1 are made 0/1 by converting them, even from bool storage */
-    p->in_place = p->in == p->via && p->via == p->val && p->val != CUARR_BOOL;
-  }
-  p->run = cuarr_dtype_is_float(p->val)                      ? p->val
+  p->rd = cuarr_dtype_is_integer(p->acc) && cuarr_dtype_is_integer(c->in->dtype)
+              ? cuarr_host_read_raw(c->in->dtype) /* modular arithmetic: see the top */
+              : cuarr_host_read_as(c->in->dtype, p->acc);
+  p->run = cuarr_dtype_is_float(p->rd.val)                   ? p->rd.val
            : p->acc == CUARR_INT64 || p->acc == CUARR_UINT64 ? p->acc
                                                              : CUARR_UINT64;
   p->rsize = (int64_t)cuarr_dtype_size(p->run);
   p->direct = p->run == p->acc && p->out == p->acc;
-  p->f = scans[c->op][p->val];
+  p->f = scans[c->op][p->rd.val];
 }
 
 static void init(const plan *p, char *r, int64_t n) {
@@ -150,27 +141,6 @@ static void init(const plan *p, char *r, int64_t n) {
       memcpy(at, p->prod ? &one : &zero, sizeof one);
     }
   }
-}
-
-/* n values at x (stepping xs) as dtype val: in place, or converted into buf. */
-static const char *load(const plan *p, const char *x, int64_t xs, int64_t n, char *buf,
-                        int64_t *step) {
-  if (p->in_place) {
-    *step = xs;
-    return x;
-  }
-  _Alignas(16) char tmp[BLOCK * 8];
-  cuarr_dtype from = p->in;
-  if (p->via != p->val) {
-    int64_t ts = (int64_t)cuarr_dtype_size(p->via);
-    cuarr_cast_rows[p->via][from](tmp, ts, x, xs, n);
-    from = p->via;
-    x = tmp;
-    xs = ts;
-  }
-  *step = (int64_t)cuarr_dtype_size(p->val);
-  cuarr_cast_rows[p->val][from](buf, *step, x, xs, n);
-  return buf;
 }
 
 /* n running values y (contiguous) to o (stepping os bytes): run -> acc -> out. */
@@ -194,7 +164,7 @@ static void scan_block(const plan *p, scan_fn f, char *r, const char *x, int64_t
                        char *o, int64_t os) {
   _Alignas(16) char buf[BLOCK * 8], y[BLOCK * 8];
   int64_t vs;
-  const char *v = load(p, x, xs, n, buf, &vs);
+  const char *v = cuarr_host_read_load(&p->rd, x, xs, n, buf, &vs);
   if (p->direct) {
     f(r, v, vs, n, o, os);
   } else {
@@ -251,7 +221,7 @@ static void make_geom(const cuarr_scan_call *c, geom *g) {
 static void scan_line(const plan *p, const geom *g, const char *x, char *o) {
   _Alignas(16) char r[8];
   init(p, r, 1);
-  const int64_t step = p->in_place && p->direct ? g->len : BLOCK;
+  const int64_t step = p->rd.in_place && p->direct ? g->len : BLOCK;
   for (int64_t i = 0; i < g->len; i += step) {
     int64_t m = g->len - i < step ? g->len - i : step;
     scan_block(p, p->f.line, r, x + i * g->ain, g->ain, m, o + i * g->aout, g->aout);
@@ -263,7 +233,7 @@ static void scan_columns(const plan *p, const geom *g, const char *x, int64_t ks
                          int64_t os, int64_t w) {
   _Alignas(16) char r[COLS * 8];
   init(p, r, w);
-  const int64_t step = p->in_place && p->direct ? w : BLOCK;
+  const int64_t step = p->rd.in_place && p->direct ? w : BLOCK;
   for (int64_t i = 0; i < g->len; i++) {
     for (int64_t c0 = 0; c0 < w; c0 += step) {
       int64_t m = w - c0 < step ? w - c0 : step;
