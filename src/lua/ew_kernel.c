@@ -10,21 +10,12 @@
  */
 #include <string.h>
 
-#include "binding.h"
+#include "user_kernel.h"
 
 #define CUARR_EWKERNEL_MT "cuarr.ElementwiseKernel"
 
-typedef struct lkernel {
-  cuarr_ew_kernel *k;
-} lkernel;
-
 static lkernel *check_kernel(lua_State *L, int idx) {
-  lkernel *k = luaL_testudata(L, idx, CUARR_EWKERNEL_MT);
-  if (!k)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be an ElementwiseKernel, got %s",
-                    idx, luaL_typename(L, idx));
-  if (!k->k) cuarr_lua_error(L, CUARR_VALUE_ERROR, "the ElementwiseKernel has been closed");
-  return k;
+  return check_kernel_object(L, idx, CUARR_EWKERNEL_MT, "an ElementwiseKernel");
 }
 
 const char *opt_string_field(lua_State *L, int idx, const char *name) {
@@ -64,18 +55,8 @@ static int l_elementwise_kernel(lua_State *L) {
   const char *in_params = check_string(L, 1, "in_params");
   const char *out_params = check_string(L, 2, "out_params");
   const char *operation = check_string(L, 3, "operation");
-  int opts = 0;
   const char *name = "kernel";
-  if (lua_type(L, 4) == LUA_TSTRING) {
-    name = lua_tostring(L, 4);
-    if (lua_istable(L, 5)) opts = 5;
-  } else if (lua_istable(L, 4)) {
-    opts = 4;
-  } else if (!lua_isnoneornil(L, 4)) {
-    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #4 (name) must be a string, got %s",
-                           luaL_typename(L, 4));
-  }
-  if (opts && opt_string_field(L, opts, "name")) name = opt_string_field(L, opts, "name");
+  int opts = kernel_name_and_opts(L, 4, &name);
   cuarr_ew_kernel_options o = {0};
   const char *options[CUARR_LUA_MAX_OPTIONS];
   if (opts) {
@@ -85,17 +66,13 @@ static int l_elementwise_kernel(lua_State *L) {
     o.n_options = read_compile_options(L, opts, options);
     o.options = options;
   }
-  lkernel *k = lua_newuserdatauv(L, sizeof *k, 0);
-  k->k = NULL;
-  luaL_setmetatable(L, CUARR_EWKERNEL_MT);
-  LTRY(L, cuarr_ew_kernel_new(in_params, out_params, operation, name, &o, &k->k));
+  lkernel *k = new_kernel_object(L, CUARR_EWKERNEL_MT);
+  LTRY(L, cuarr_ew_kernel_new(in_params, out_params, operation, name, &o, &k->ew));
   return 1;
 }
 
 static int kernel_gc(lua_State *L) {
-  lkernel *k = luaL_checkudata(L, 1, CUARR_EWKERNEL_MT);
-  if (k->k) cuarr_ew_kernel_free(k->k);
-  k->k = NULL;
+  cuarr_ew_kernel_free(close_kernel_object(L, CUARR_EWKERNEL_MT).ew);
   return 0;
 }
 
@@ -103,7 +80,7 @@ static int kernel_gc(lua_State *L) {
 static int kernel_call(lua_State *L) {
   lstate *S = STATE(L);
   lkernel *k = check_kernel(L, 1);
-  int nin = cuarr_ew_kernel_nin(k->k), nout = cuarr_ew_kernel_nout(k->k);
+  int nin = cuarr_ew_kernel_nin(k->ew), nout = cuarr_ew_kernel_nout(k->ew);
   int nargs = lua_gettop(L) - 1;
   int64_t size = -1;
   if (nargs > 0 && lua_istable(L, nargs + 1) && !to_array(L, nargs + 1)) {
@@ -123,23 +100,11 @@ static int kernel_call(lua_State *L) {
   cuarr_ew_arg in[64];
   if (nin > 64) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most 64 inputs");
   for (int j = 0; j < nin; j++) {
-    int idx = j + 2;
-    if (to_array(L, idx)) {
-      in[j].array = check_array(L, idx);
-      in[j].weak = false;
-      check_on_current_device(L, S, in[j].array);
-      if (cuarr_array_device(in[j].array) == CUARR_HOST)
-        return cuarr_lua_error(L, CUARR_VALUE_ERROR,
-                               "ElementwiseKernel runs on the device: argument #%d is a host array",
-                               j + 1);
-    } else {
-      in[j].array = NULL;
-      in[j].weak = true;
-      if (!to_scalar(L, idx, &in[j].scalar))
-        return cuarr_lua_error(L, CUARR_TYPE_ERROR,
-                               "kernel argument #%d must be an array or a number, got %s", j + 1,
-                               luaL_typename(L, idx));
-    }
+    read_kernel_input(L, S, j, &in[j]);
+    if (in[j].array && cuarr_array_device(in[j].array) == CUARR_HOST)
+      return cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                             "ElementwiseKernel runs on the device: argument #%d is a host array",
+                             j + 1);
   }
   /* Outputs: the given arrays, or new userdata the core fills in. */
   int first_out = lua_gettop(L) + 1;
@@ -156,7 +121,7 @@ static int kernel_call(lua_State *L) {
       memset(&outs[j], 0, sizeof outs[j]);
     }
   }
-  LTRY(L, cuarr_ew_kernel_call(lstate_context(S, device), k->k, device, in, outs, size,
+  LTRY(L, cuarr_ew_kernel_call(lstate_context(S, device), k->ew, device, in, outs, size,
                                S->default_float));
   if (nargs != nin + nout) { /* move the new arrays into their userdata */
     for (int j = 0; j < nout; j++) {
@@ -170,23 +135,12 @@ static int kernel_call(lua_State *L) {
 
 static int kernel_index(lua_State *L) {
   lkernel *k = check_kernel(L, 1);
-  const char *key = luaL_checkstring(L, 2);
-  if (!strcmp(key, "nin"))
-    lua_pushinteger(L, cuarr_ew_kernel_nin(k->k));
-  else if (!strcmp(key, "nout"))
-    lua_pushinteger(L, cuarr_ew_kernel_nout(k->k));
-  else
-    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "ElementwiseKernel has no field '%s'", key);
-  return 1;
+  return kernel_field(L, CUARR_EWKERNEL_MT, cuarr_ew_kernel_nin(k->ew),
+                      cuarr_ew_kernel_nout(k->ew));
 }
 
 void cuarr_lua_open_ew_kernels(lua_State *L, int state_idx) {
-  luaL_newmetatable(L, CUARR_EWKERNEL_MT);
-  const luaL_Reg meta[] = {{"__call", kernel_call}, {"__gc", kernel_gc}, {"__close", kernel_gc},
-                           {"__index", kernel_index}, {NULL, NULL}};
-  lua_pushvalue(L, state_idx);
-  luaL_setfuncs(L, meta, 1);
-  lua_pop(L, 1);
+  open_kernel_metatable(L, state_idx, CUARR_EWKERNEL_MT, kernel_call, kernel_gc, kernel_index);
 }
 
 const luaL_Reg cuarr_ew_kernel_functions[] = {

@@ -10,24 +10,12 @@
  * opts: reduce_type (a dtype name or placeholder), preamble, options (NVRTC options).  The
  * identity may be nil: the first value then seeds each reduction.
  */
-#include <string.h>
-
-#include "binding.h"
+#include "user_kernel.h"
 
 #define CUARR_REDKERNEL_MT "cuarr.ReductionKernel"
 
-typedef struct lkernel {
-  cuarr_red_kernel *k;
-} lkernel;
-
 static lkernel *check_kernel(lua_State *L, int idx) {
-  lkernel *k = luaL_testudata(L, idx, CUARR_REDKERNEL_MT);
-  if (!k)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be a ReductionKernel, got %s", idx,
-                    luaL_typename(L, idx));
-  if (!k->k)
-    cuarr_lua_error(L, CUARR_VALUE_ERROR, "the ReductionKernel has been closed");
-  return k;
+  return check_kernel_object(L, idx, CUARR_REDKERNEL_MT, "a ReductionKernel");
 }
 
 static int l_reduction_kernel(lua_State *L) {
@@ -43,40 +31,23 @@ static int l_reduction_kernel(lua_State *L) {
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "identity must be a string or nil, got %s",
                            luaL_typename(L, 6));
   const char *name = "reduce_kernel";
-  int opts = 0;
-  if (lua_type(L, 7) == LUA_TSTRING) {
-    name = lua_tostring(L, 7);
-    if (lua_istable(L, 8))
-      opts = 8;
-  } else if (lua_istable(L, 7)) {
-    opts = 7;
-  } else if (!lua_isnoneornil(L, 7)) {
-    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #7 (name) must be a string, got %s",
-                           luaL_typename(L, 7));
-  }
+  int opts = kernel_name_and_opts(L, 7, &name);
   cuarr_red_kernel_options o = {0};
   const char *options[CUARR_LUA_MAX_OPTIONS];
   if (opts) {
-    if (opt_string_field(L, opts, "name"))
-      name = opt_string_field(L, opts, "name");
     o.reduce_type = opt_string_field(L, opts, "reduce_type");
     o.preamble = opt_string_field(L, opts, "preamble");
     o.n_options = read_compile_options(L, opts, options);
     o.options = options;
   }
-  lkernel *k = lua_newuserdatauv(L, sizeof *k, 0);
-  k->k = NULL;
-  luaL_setmetatable(L, CUARR_REDKERNEL_MT);
+  lkernel *k = new_kernel_object(L, CUARR_REDKERNEL_MT);
   LTRY(L, cuarr_red_kernel_new(in_params, out_params, map_expr, reduce_expr, post_expr, identity,
-                               name, &o, &k->k));
+                               name, &o, &k->red));
   return 1;
 }
 
 static int kernel_gc(lua_State *L) {
-  lkernel *k = luaL_checkudata(L, 1, CUARR_REDKERNEL_MT);
-  if (k->k)
-    cuarr_red_kernel_free(k->k);
-  k->k = NULL;
+  cuarr_red_kernel_free(close_kernel_object(L, CUARR_REDKERNEL_MT).red);
   return 0;
 }
 
@@ -100,7 +71,7 @@ static uint64_t axis_bit(lua_State *L, int idx, int ndim) {
 static int kernel_call(lua_State *L) {
   lstate *S = STATE(L);
   lkernel *k = check_kernel(L, 1);
-  int nin = cuarr_red_kernel_nin(k->k);
+  int nin = cuarr_red_kernel_nin(k->red);
   int nargs = lua_gettop(L) - 1, opts = 0;
   if (nargs > 0 && lua_istable(L, nargs + 1) && !to_array(L, nargs + 1))
     opts = nargs-- + 1;
@@ -113,21 +84,9 @@ static int kernel_call(lua_State *L) {
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most 64 inputs");
   int ndim = 0;
   for (int j = 0; j < nin; j++) {
-    int idx = j + 2;
-    if (to_array(L, idx)) {
-      in[j].array = check_array(L, idx);
-      in[j].weak = false;
-      check_on_current_device(L, S, in[j].array);
-      if (in[j].array->ndim > ndim)
-        ndim = in[j].array->ndim;
-    } else {
-      in[j].array = NULL;
-      in[j].weak = true;
-      if (!to_scalar(L, idx, &in[j].scalar))
-        return cuarr_lua_error(L, CUARR_TYPE_ERROR,
-                               "kernel argument #%d must be an array or a number, got %s", j + 1,
-                               luaL_typename(L, idx));
-    }
+    read_kernel_input(L, S, j, &in[j]);
+    if (in[j].array && in[j].array->ndim > ndim)
+      ndim = in[j].array->ndim;
   }
   uint64_t axes = ~(uint64_t)0;
   bool keepdims = false;
@@ -165,7 +124,7 @@ static int kernel_call(lua_State *L) {
   } else {
     out = push_array(L, 0);
   }
-  LTRY(L, cuarr_red_kernel_call(lstate_context(S, device), k->k, device, in, axes, keepdims,
+  LTRY(L, cuarr_red_kernel_call(lstate_context(S, device), k->red, device, in, axes, keepdims,
                                 S->default_float, out));
   if (!out_idx)
     lstate_account(L, S, out->buf->nbytes);
@@ -173,27 +132,11 @@ static int kernel_call(lua_State *L) {
 }
 
 static int kernel_index(lua_State *L) {
-  lkernel *k = check_kernel(L, 1);
-  const char *key = luaL_checkstring(L, 2);
-  if (!strcmp(key, "nin"))
-    lua_pushinteger(L, cuarr_red_kernel_nin(k->k));
-  else if (!strcmp(key, "nout"))
-    lua_pushinteger(L, 1);
-  else
-    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "ReductionKernel has no field '%s'", key);
-  return 1;
+  return kernel_field(L, CUARR_REDKERNEL_MT, cuarr_red_kernel_nin(check_kernel(L, 1)->red), 1);
 }
 
 void cuarr_lua_open_red_kernels(lua_State *L, int state_idx) {
-  luaL_newmetatable(L, CUARR_REDKERNEL_MT);
-  const luaL_Reg meta[] = {{"__call", kernel_call},
-                           {"__gc", kernel_gc},
-                           {"__close", kernel_gc},
-                           {"__index", kernel_index},
-                           {NULL, NULL}};
-  lua_pushvalue(L, state_idx);
-  luaL_setfuncs(L, meta, 1);
-  lua_pop(L, 1);
+  open_kernel_metatable(L, state_idx, CUARR_REDKERNEL_MT, kernel_call, kernel_gc, kernel_index);
 }
 
 const luaL_Reg cuarr_red_kernel_functions[] = {

@@ -40,9 +40,7 @@ void cuarr_ew_kernel_free(cuarr_ew_kernel *k) {
     return;
   cuarr_ew_program_release(&k->program);
   cuarr_kp_free(k->params, k->nin + k->nout);
-  for (int i = 0; k->options && i < k->n_options; i++)
-    free(k->options[i]);
-  free(k->options);
+  cuarr_kp_free_options(k->options, k->n_options);
   free(k->name);
   free(k->operation);
   free(k->preamble);
@@ -57,12 +55,8 @@ cuarr_status cuarr_ew_kernel_new(const char *in_params, const char *out_params,
   *out = NULL;
   if (!in_params || !out_params || !operation)
     return cuarr_fail(CUARR_VALUE_ERROR, "a kernel needs in_params, out_params and operation");
-  if (!name)
-    name = "kernel"; /* CuPy's default */
-  if (!cuarr_kp_is_identifier(name, strlen(name)))
-    return cuarr_fail(CUARR_VALUE_ERROR, "invalid kernel name \"%s\"", name);
-  if (opts && (opts->n_options < 0 || (opts->n_options > 0 && !opts->options)))
-    return cuarr_fail(CUARR_VALUE_ERROR, "bad compile option list");
+  CUARR_TRY(cuarr_kp_check_name_options(&name, "kernel" /* CuPy's default */,
+                                        opts ? opts->options : NULL, opts ? opts->n_options : 0));
   cuarr_ew_kernel *k = calloc(1, sizeof *k);
   if (!k)
     return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel");
@@ -108,7 +102,6 @@ int cuarr_ew_kernel_nout(const cuarr_ew_kernel *k) { return k ? k->nout : 0; }
 
 /* ---------------------------------------------------------------- calling */
 
-/* bool < integers < floats, as NumPy orders kinds. */
 static bool is_host(const cuarr_array *a) { return cuarr_array_device(a) == CUARR_HOST; }
 
 static cuarr_status check_device_array(const cuarr_kparam *p, const cuarr_array *a) {
@@ -119,7 +112,6 @@ static cuarr_status check_device_array(const cuarr_kparam *p, const cuarr_array 
   return CUARR_OK;
 }
 
-/* Broadcast shape into (ndim, shape) (NumPy's rules); false when it does not fit. */
 cuarr_status cuarr_ew_kernel_call(cuarr_context *ctx, cuarr_ew_kernel *k, int device,
                                   const cuarr_ew_arg *in, cuarr_array *outputs, int64_t size,
                                   cuarr_dtype weak_float_dtype) {
@@ -136,8 +128,7 @@ cuarr_status cuarr_ew_kernel_call(cuarr_context *ctx, cuarr_ew_kernel *k, int de
 
   /* Placeholders: outputs given, then input arrays, as CuPy; then scalars for the rest. */
   cuarr_kp_binding b;
-  for (int c = 0; c < 256; c++)
-    b.dtype[c] = b.rank[c] = -1;
+  cuarr_kp_binding_init(&b);
   for (int j = 0; j < k->nout; j++) {
     if (!outputs[j].buf)
       continue;
@@ -150,39 +141,9 @@ cuarr_status cuarr_ew_kernel_call(cuarr_context *ctx, cuarr_ew_kernel *k, int de
     CUARR_TRY(check_device_array(&ins[j], in[j].array));
     CUARR_TRY(cuarr_kp_bind_array(&ins[j], in[j].array, &b));
   }
-  int scalar_dtype[256];
-  for (int c = 0; c < 256; c++)
-    scalar_dtype[c] = -1;
-  for (int j = 0; j < k->nin; j++) {
-    unsigned char c = (unsigned char)ins[j].placeholder[0];
-    if (in[j].array || ins[j].dtype >= 0 || b.dtype[c] >= 0)
-      continue;
-    cuarr_dtype sd = in[j].scalar.dtype;
-    if ((unsigned)sd >= CUARR_NDTYPES)
-      return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s: scalar %s of unknown dtype", k->name,
-                        ins[j].name);
-    cuarr_dtype d = !in[j].weak                ? sd
-                    : cuarr_dtype_is_bool(sd)  ? CUARR_BOOL
-                    : cuarr_dtype_is_float(sd) ? weak_float_dtype
-                                               : CUARR_INT64;
-    int rank = cuarr_kp_kind_of(sd) * 2 + (in[j].weak ? 0 : 1);
-    if (rank > b.rank[c]) {
-      b.rank[c] = rank;
-      scalar_dtype[c] = (int)d;
-    }
-  }
   cuarr_dtype types[CUARR_EW_MAX_OPERANDS];
-  for (int j = 0; j < k->nin + k->nout; j++) {
-    const cuarr_kparam *p = &k->params[j];
-    unsigned char c = (unsigned char)p->placeholder[0];
-    int d = p->dtype >= 0 ? p->dtype : b.dtype[c] >= 0 ? b.dtype[c] : scalar_dtype[c];
-    if (d < 0)
-      return cuarr_fail(CUARR_TYPE_ERROR,
-                        "kernel %s: cannot determine the type %s of parameter %s (no argument "
-                        "binds it)",
-                        k->name, p->placeholder, p->name);
-    types[j] = (cuarr_dtype)d;
-  }
+  CUARR_TRY(cuarr_kp_bind_types(k->name, k->params, k->nin, k->nin + k->nout, in, weak_float_dtype,
+                                &b, types));
 
   /* The loop's shape: the non-raw arrays broadcast together (given outputs too, as CuPy), or
    * `size` when there are none. */

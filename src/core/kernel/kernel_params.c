@@ -48,6 +48,16 @@ static int dtype_named(const char *s, size_t n) {
   return -1;
 }
 
+bool cuarr_kp_parse_type(const char *s, size_t n, cuarr_kparam *p) {
+  p->dtype = dtype_named(s, n);
+  if (p->dtype >= 0)
+    return true;
+  if (n != 1 || !cuarr_kp_is_identifier(s, 1))
+    return false;
+  p->placeholder[0] = s[0];
+  return true;
+}
+
 /* One "[raw] type name" (the text between commas, [s, s + n)). */
 static cuarr_status parse_param(const char *s, size_t n, const char *which, cuarr_kparam *out) {
   const char *tok[8];
@@ -81,15 +91,11 @@ static cuarr_status parse_param(const char *s, size_t n, const char *which, cuar
   }
   const char *type = tok[count - 2], *name = tok[count - 1];
   size_t type_len = len[count - 2], name_len = len[count - 1];
-  out->dtype = dtype_named(type, type_len);
-  if (out->dtype < 0) {
-    if (type_len != 1 || !cuarr_kp_is_identifier(type, 1))
-      return cuarr_fail(CUARR_VALUE_ERROR,
-                        "unknown type \"%.*s\" in %s parameter \"%.*s\" (a dtype name such as "
-                        "float32, or a one-letter placeholder such as T)",
-                        (int)type_len, type, which, (int)n, s);
-    out->placeholder[0] = type[0];
-  }
+  if (!cuarr_kp_parse_type(type, type_len, out))
+    return cuarr_fail(CUARR_VALUE_ERROR,
+                      "unknown type \"%.*s\" in %s parameter \"%.*s\" (a dtype name such as "
+                      "float32, or a one-letter placeholder such as T)",
+                      (int)type_len, type, which, (int)n, s);
   if (!cuarr_kp_is_identifier(name, name_len))
     return cuarr_fail(CUARR_VALUE_ERROR, "invalid name \"%.*s\" in %s parameter \"%.*s\"",
                       (int)name_len, name, which, (int)n, s);
@@ -131,8 +137,14 @@ int cuarr_kp_count_commas(const char *s) {
   return n;
 }
 
-int cuarr_kp_kind_of(cuarr_dtype d) {
+/* bool < integers < floats, as NumPy orders kinds. */
+static int kind_of(cuarr_dtype d) {
   return cuarr_dtype_is_bool(d) ? 0 : cuarr_dtype_is_float(d) ? 2 : 1;
+}
+
+void cuarr_kp_binding_init(cuarr_kp_binding *b) {
+  for (int c = 0; c < 256; c++)
+    b->dtype[c] = b->scalar_dtype[c] = b->rank[c] = -1;
 }
 
 cuarr_status cuarr_kp_bind_array(const cuarr_kparam *p, const cuarr_array *a, cuarr_kp_binding *b) {
@@ -149,6 +161,46 @@ cuarr_status cuarr_kp_bind_array(const cuarr_kparam *p, const cuarr_array *a, cu
   return cuarr_fail(
       CUARR_TYPE_ERROR, "type mismatch: parameter %s is %s (bound to %s), the array is %s", p->name,
       p->placeholder, cuarr_dtype_name((cuarr_dtype)want), cuarr_dtype_name(a->dtype));
+}
+
+/* Scalars bind nothing in CuPy; here a placeholder that only scalars carry is bound from them
+ * rather than failing. */
+cuarr_status cuarr_kp_bind_types(const char *kernel, const cuarr_kparam *params, int nin, int n,
+                                 const cuarr_ew_arg *in, cuarr_dtype weak_float,
+                                 cuarr_kp_binding *b, cuarr_dtype *types) {
+  for (int j = 0; j < nin; j++) {
+    unsigned char c = (unsigned char)params[j].placeholder[0];
+    if (in[j].array || params[j].dtype >= 0 || b->dtype[c] >= 0)
+      continue;
+    cuarr_dtype sd = in[j].scalar.dtype;
+    if ((unsigned)sd >= CUARR_NDTYPES)
+      return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s: scalar %s of unknown dtype", kernel,
+                        params[j].name);
+    cuarr_dtype d = !in[j].weak                ? sd
+                    : cuarr_dtype_is_bool(sd)  ? CUARR_BOOL
+                    : cuarr_dtype_is_float(sd) ? weak_float
+                                               : CUARR_INT64;
+    int rank = kind_of(sd) * 2 + (in[j].weak ? 0 : 1);
+    if (rank > b->rank[c]) {
+      b->rank[c] = rank;
+      b->scalar_dtype[c] = (int)d;
+    }
+  }
+  for (int j = 0; j < n; j++) {
+    int d = cuarr_kp_type_of(&params[j], b);
+    if (d < 0)
+      return cuarr_fail(CUARR_TYPE_ERROR,
+                        "kernel %s: cannot determine the type %s of parameter %s (no argument "
+                        "binds it)",
+                        kernel, params[j].placeholder, params[j].name);
+    types[j] = (cuarr_dtype)d;
+  }
+  return CUARR_OK;
+}
+
+int cuarr_kp_type_of(const cuarr_kparam *p, const cuarr_kp_binding *b) {
+  unsigned char c = (unsigned char)p->placeholder[0];
+  return p->dtype >= 0 ? p->dtype : b->dtype[c] >= 0 ? b->dtype[c] : b->scalar_dtype[c];
 }
 
 bool cuarr_kp_broadcast_into(int *ndim, int64_t *shape, const cuarr_array *a) {
@@ -202,6 +254,17 @@ void cuarr_kp_free(cuarr_kparam *params, int count) {
   free(params);
 }
 
+cuarr_status cuarr_kp_check_name_options(const char **name, const char *default_name,
+                                         const char *const *options, int n_options) {
+  if (!*name)
+    *name = default_name;
+  if (!cuarr_kp_is_identifier(*name, strlen(*name)))
+    return cuarr_fail(CUARR_VALUE_ERROR, "invalid kernel name \"%s\"", *name);
+  if (n_options < 0 || (n_options > 0 && !options))
+    return cuarr_fail(CUARR_VALUE_ERROR, "bad compile option list");
+  return CUARR_OK;
+}
+
 cuarr_status cuarr_kp_copy_options(const char *const *options, int n, char ***out, int *n_out) {
   *out = NULL;
   *n_out = 0;
@@ -212,12 +275,16 @@ cuarr_status cuarr_kp_copy_options(const char *const *options, int n, char ***ou
   for (int i = 0; copy && i < n; i++)
     copy[i] = cuarr_kp_dup(options[i] ? options[i] : "", &failed);
   if (failed) {
-    for (int i = 0; copy && i < n; i++)
-      free(copy[i]);
-    free(copy);
+    cuarr_kp_free_options(copy, n);
     return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for compile options");
   }
   *out = copy;
   *n_out = n;
   return CUARR_OK;
+}
+
+void cuarr_kp_free_options(char **options, int n) {
+  for (int i = 0; options && i < n; i++)
+    free(options[i]);
+  free(options);
 }

@@ -32,20 +32,37 @@ int cuarr_kp_count_commas(const char *s);
 cuarr_status cuarr_kp_parse_signature(const char *in_params, const char *out_params,
                                       cuarr_kparam **params, int *nin, int *count);
 void cuarr_kp_free(cuarr_kparam *params, int count);
+/* A dtype name (exactly: no char codes, no C names) or a one-letter placeholder, [s, s + n),
+ * into p's dtype and placeholder; false when it is neither. */
+bool cuarr_kp_parse_type(const char *s, size_t n, cuarr_kparam *p);
+/* A user kernel's name (NULL: default_name, into *name) and NVRTC option list, checked before
+ * anything is parsed. */
+cuarr_status cuarr_kp_check_name_options(const char **name, const char *default_name,
+                                         const char *const *options, int n_options);
 /* A copy of n NVRTC options (NULL ones as ""), or none when n <= 0. */
 cuarr_status cuarr_kp_copy_options(const char *const *options, int n, char ***out, int *n_out);
-
-/* bool < integers < floats, as NumPy orders kinds. */
-int cuarr_kp_kind_of(cuarr_dtype d);
+void cuarr_kp_free_options(char **options, int n);
 
 /* Placeholder bindings, per letter. */
 typedef struct cuarr_kp_binding {
-  int dtype[256]; /* the bound dtype, or -1 */
-  int rank[256];  /* scalar bindings: kind * 2 + strong, to let the strongest win */
+  int dtype[256];        /* bound by an array, or -1 */
+  int scalar_dtype[256]; /* bound by scalars alone, or -1 */
+  int rank[256];         /* that scalar's: kind * 2 + strong, to let the strongest win */
 } cuarr_kp_binding;
 
+/* Nothing bound. */
+void cuarr_kp_binding_init(cuarr_kp_binding *b);
 /* Bind p's placeholder to a's dtype, or check a against p's type (CUARR_TYPE_ERROR). */
 cuarr_status cuarr_kp_bind_array(const cuarr_kparam *p, const cuarr_array *a, cuarr_kp_binding *b);
+/* Once the arrays are bound: the placeholders that only scalar inputs carry (in[j].array NULL
+ * for params[j], j < nin) bound from them, then types[j] for params[0, n) (CUARR_TYPE_ERROR
+ * when nothing binds one).  A weak Lua integer binds int64, a weak float weak_float, a boolean
+ * bool, a typed scalar its dtype; the highest kind wins.  `kernel` names the kernel in errors. */
+cuarr_status cuarr_kp_bind_types(const char *kernel, const cuarr_kparam *params, int nin, int n,
+                                 const cuarr_ew_arg *in, cuarr_dtype weak_float,
+                                 cuarr_kp_binding *b, cuarr_dtype *types);
+/* The dtype of p (a parameter, or a reduce type) once bound; -1 when nothing binds it. */
+int cuarr_kp_type_of(const cuarr_kparam *p, const cuarr_kp_binding *b);
 /* Broadcast a's shape into (ndim, shape) (NumPy's rules); false when it does not fit. */
 bool cuarr_kp_broadcast_into(int *ndim, int64_t *shape, const cuarr_array *a);
 

@@ -33,9 +33,7 @@ void cuarr_red_kernel_free(cuarr_red_kernel *k) {
     return;
   cuarr_red_program_release(&k->program);
   cuarr_kp_free(k->params, k->n_params);
-  for (int i = 0; k->options && i < k->n_options; i++)
-    free(k->options[i]);
-  free(k->options);
+  cuarr_kp_free_options(k->options, k->n_options);
   free(k->name);
   free(k->map_expr);
   free(k->reduce_expr);
@@ -47,27 +45,6 @@ void cuarr_red_kernel_free(cuarr_red_kernel *k) {
 
 int cuarr_red_kernel_nin(const cuarr_red_kernel *k) { return k ? k->nin : 0; }
 
-/* "float32" or a one-letter placeholder. */
-static cuarr_status parse_type(const char *s, cuarr_kparam *out) {
-  memset(out, 0, sizeof *out);
-  size_t n = strlen(s);
-  for (int i = 0; i < CUARR_NDTYPES; i++) {
-    if (strcmp(s, cuarr_dtype_name((cuarr_dtype)i)) == 0) {
-      out->dtype = i;
-      return CUARR_OK;
-    }
-  }
-  if (n == 1 && cuarr_kp_is_identifier(s, 1)) {
-    out->dtype = -1;
-    out->placeholder[0] = s[0];
-    return CUARR_OK;
-  }
-  return cuarr_fail(CUARR_VALUE_ERROR,
-                    "unknown reduce_type \"%s\" (a dtype name such as float32, or a one-letter "
-                    "placeholder such as T)",
-                    s);
-}
-
 cuarr_status cuarr_red_kernel_new(const char *in_params, const char *out_params,
                                   const char *map_expr, const char *reduce_expr,
                                   const char *post_map_expr, const char *identity, const char *name,
@@ -76,12 +53,8 @@ cuarr_status cuarr_red_kernel_new(const char *in_params, const char *out_params,
   if (!in_params || !out_params || !map_expr || !reduce_expr || !post_map_expr)
     return cuarr_fail(CUARR_VALUE_ERROR, "a reduction kernel needs in_params, out_params, "
                                          "map_expr, reduce_expr and post_map_expr");
-  if (!name)
-    name = "reduce_kernel";
-  if (!cuarr_kp_is_identifier(name, strlen(name)))
-    return cuarr_fail(CUARR_VALUE_ERROR, "invalid kernel name \"%s\"", name);
-  if (opts && (opts->n_options < 0 || (opts->n_options > 0 && !opts->options)))
-    return cuarr_fail(CUARR_VALUE_ERROR, "bad compile option list");
+  CUARR_TRY(cuarr_kp_check_name_options(&name, "reduce_kernel", opts ? opts->options : NULL,
+                                        opts ? opts->n_options : 0));
   cuarr_red_kernel *k = calloc(1, sizeof *k);
   if (!k)
     return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel");
@@ -103,8 +76,12 @@ cuarr_status cuarr_red_kernel_new(const char *in_params, const char *out_params,
                      "the name \"%s\" is reserved in a reduction (a, b, _i, _j, _type_reduce)", n);
   }
   if (s == CUARR_OK && opts && opts->reduce_type) {
-    s = parse_type(opts->reduce_type, &k->reduce_type);
     k->reduce_type_given = true;
+    if (!cuarr_kp_parse_type(opts->reduce_type, strlen(opts->reduce_type), &k->reduce_type))
+      s = cuarr_fail(CUARR_VALUE_ERROR,
+                     "unknown reduce_type \"%s\" (a dtype name such as float32, or a one-letter "
+                     "placeholder such as T)",
+                     opts->reduce_type);
   }
   if (s != CUARR_OK) {
     cuarr_red_kernel_free(k);
@@ -153,20 +130,12 @@ static cuarr_status check_device_array(const cuarr_red_kernel *k, const cuarr_kp
   return CUARR_OK;
 }
 
-/* The dtype of a parameter (or reduce type) once bound; -1 when nothing binds it. */
-static int type_of(const cuarr_kparam *p, const cuarr_kp_binding *b, const int *scalar_dtype) {
-  unsigned char c = (unsigned char)p->placeholder[0];
-  return p->dtype >= 0 ? p->dtype : b->dtype[c] >= 0 ? b->dtype[c] : scalar_dtype[c];
-}
-
 /* Placeholders: the given output, the input arrays, then scalars for the rest (see
- * elementwise_kernel.c: a Lua integer binds int64, a float the default float dtype). */
+ * cuarr_kp_bind_types: a Lua integer binds int64, a float the default float dtype). */
 static cuarr_status bind(const cuarr_red_kernel *k, const cuarr_ew_arg *in, const cuarr_array *out,
                          int device, cuarr_dtype weak_float, cuarr_dtype *types, int *reduce) {
   cuarr_kp_binding b;
-  int scalar_dtype[256];
-  for (int c = 0; c < 256; c++)
-    b.dtype[c] = b.rank[c] = scalar_dtype[c] = -1;
+  cuarr_kp_binding_init(&b);
   const cuarr_kparam *ins = k->params, *op = &k->params[k->nin];
   if (out) {
     CUARR_TRY(check_device_array(k, op, out, device));
@@ -178,34 +147,8 @@ static cuarr_status bind(const cuarr_red_kernel *k, const cuarr_ew_arg *in, cons
     CUARR_TRY(check_device_array(k, &ins[j], in[j].array, device));
     CUARR_TRY(cuarr_kp_bind_array(&ins[j], in[j].array, &b));
   }
-  for (int j = 0; j < k->nin; j++) {
-    unsigned char c = (unsigned char)ins[j].placeholder[0];
-    if (in[j].array || ins[j].dtype >= 0 || b.dtype[c] >= 0)
-      continue;
-    cuarr_dtype sd = in[j].scalar.dtype;
-    if ((unsigned)sd >= CUARR_NDTYPES)
-      return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s: scalar %s of unknown dtype", k->name,
-                        ins[j].name);
-    cuarr_dtype d = !in[j].weak                ? sd
-                    : cuarr_dtype_is_bool(sd)  ? CUARR_BOOL
-                    : cuarr_dtype_is_float(sd) ? weak_float
-                                               : CUARR_INT64;
-    int rank = cuarr_kp_kind_of(sd) * 2 + (in[j].weak ? 0 : 1);
-    if (rank > b.rank[c]) {
-      b.rank[c] = rank;
-      scalar_dtype[c] = (int)d;
-    }
-  }
-  for (int j = 0; j <= k->nin; j++) {
-    int d = type_of(&k->params[j], &b, scalar_dtype);
-    if (d < 0)
-      return cuarr_fail(CUARR_TYPE_ERROR,
-                        "kernel %s: cannot determine the type %s of parameter %s (no argument "
-                        "binds it)",
-                        k->name, k->params[j].placeholder, k->params[j].name);
-    types[j] = (cuarr_dtype)d;
-  }
-  *reduce = k->reduce_type_given ? type_of(&k->reduce_type, &b, scalar_dtype) : (int)types[k->nin];
+  CUARR_TRY(cuarr_kp_bind_types(k->name, k->params, k->nin, k->nin + 1, in, weak_float, &b, types));
+  *reduce = k->reduce_type_given ? cuarr_kp_type_of(&k->reduce_type, &b) : (int)types[k->nin];
   if (*reduce < 0)
     return cuarr_fail(CUARR_TYPE_ERROR, "kernel %s: cannot determine the reduce type %s", k->name,
                       k->reduce_type.placeholder);

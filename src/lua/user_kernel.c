@@ -1,0 +1,85 @@
+/*
+ * user_kernel.c -- the parts of cuarr.ElementwiseKernel (ew_kernel.c) and cuarr.ReductionKernel
+ * (red_kernel.c) that are the same: the kernel object, the [name][, opts] arguments of their
+ * constructors, the inputs of a call, the fields nin and nout.
+ */
+#include <string.h>
+
+#include "user_kernel.h"
+
+/* "ElementwiseKernel" of "cuarr.ElementwiseKernel" */
+static const char *class_name(const char *mt) { return strchr(mt, '.') + 1; }
+
+lkernel *new_kernel_object(lua_State *L, const char *mt) {
+  lkernel *k = lua_newuserdatauv(L, sizeof *k, 0);
+  k->any = NULL;
+  luaL_setmetatable(L, mt);
+  return k;
+}
+
+lkernel *check_kernel_object(lua_State *L, int idx, const char *mt, const char *what) {
+  lkernel *k = luaL_testudata(L, idx, mt);
+  if (!k)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be %s, got %s", idx, what,
+                    luaL_typename(L, idx));
+  if (!k->any) cuarr_lua_error(L, CUARR_VALUE_ERROR, "the %s has been closed", class_name(mt));
+  return k;
+}
+
+lkernel close_kernel_object(lua_State *L, const char *mt) {
+  lkernel *k = luaL_checkudata(L, 1, mt), held = *k;
+  k->any = NULL;
+  return held;
+}
+
+int kernel_name_and_opts(lua_State *L, int idx, const char **name) {
+  int opts = 0;
+  if (lua_type(L, idx) == LUA_TSTRING) {
+    *name = lua_tostring(L, idx);
+    if (lua_istable(L, idx + 1)) opts = idx + 1;
+  } else if (lua_istable(L, idx)) {
+    opts = idx;
+  } else if (!lua_isnoneornil(L, idx)) {
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d (name) must be a string, got %s", idx,
+                    luaL_typename(L, idx));
+  }
+  if (opts && opt_string_field(L, opts, "name")) *name = opt_string_field(L, opts, "name");
+  return opts;
+}
+
+void read_kernel_input(lua_State *L, lstate *S, int j, cuarr_ew_arg *in) {
+  int idx = j + 2;
+  if (to_array(L, idx)) {
+    in->array = check_array(L, idx);
+    in->weak = false;
+    check_on_current_device(L, S, in->array);
+  } else {
+    in->array = NULL;
+    in->weak = true;
+    if (!to_scalar(L, idx, &in->scalar))
+      cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                      "kernel argument #%d must be an array or a number, got %s", j + 1,
+                      luaL_typename(L, idx));
+  }
+}
+
+int kernel_field(lua_State *L, const char *mt, int nin, int nout) {
+  const char *key = luaL_checkstring(L, 2);
+  if (!strcmp(key, "nin"))
+    lua_pushinteger(L, nin);
+  else if (!strcmp(key, "nout"))
+    lua_pushinteger(L, nout);
+  else
+    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "%s has no field '%s'", class_name(mt), key);
+  return 1;
+}
+
+void open_kernel_metatable(lua_State *L, int state_idx, const char *mt, lua_CFunction call,
+                           lua_CFunction gc, lua_CFunction index) {
+  luaL_newmetatable(L, mt);
+  const luaL_Reg meta[] = {{"__call", call}, {"__gc", gc}, {"__close", gc},
+                           {"__index", index}, {NULL, NULL}};
+  lua_pushvalue(L, state_idx);
+  luaL_setfuncs(L, meta, 1);
+  lua_pop(L, 1);
+}
