@@ -315,6 +315,7 @@ __device__ __forceinline__ void cuarr_scan_wait_previous() {
 
 /* Element i of both operands, contiguous: in[i], out[i]. */
 template <typename In, typename Out, typename I> struct cuarr_scan_contig {
+  typedef In in_t;
   const In *in;
   Out *out;
   typedef I where_t;
@@ -325,6 +326,7 @@ template <typename In, typename Out, typename I> struct cuarr_scan_contig {
 
 /* Element i through a layout (kept axes, then the scan axis). */
 template <typename In, typename Out, typename I, int ND, bool GENERIC> struct cuarr_scan_strided {
+  typedef In in_t;
   const In *in;
   Out *out;
   const cuarr_layout<I, ND, 2> &p; /* the kernel parameter, read in place */
@@ -353,22 +355,120 @@ template <typename Acc> __device__ __forceinline__ int cuarr_scan_slot(int s) {
   return s + s / cuarr_scan_period<Acc>();
 }
 
-/* The scan of n elements (rows of len) in tiles of CUARR_SCAN_THREADS * ITEMS, one per block
- * (gridDim.x = the number of tiles).  SEG: rows of len elements (false: one row, len = n).
+/* ---------------------------------------------------------------- rows: 16-byte accesses */
+
+/* 16 bytes of T, what one vector load or store moves. */
+template <typename T> struct __align__(16) cuarr_scan_pack { T v[16 / sizeof(T)]; };
+
+/* A pack's slot in a warp's shared-memory region, Q packs per lane.  Rows of 8 packs (128
+ * bytes, all 32 banks); the slot within its row is XORed with a number that differs between
+ * the lanes of each quarter warp (the 8 lanes whose 16-byte accesses are served together) in
+ * both access patterns: warp-striped (lane l at j * 32 + l: one row, 8 columns) and blocked
+ * (lane l at l * Q + k: the same column, XORed by l / max(Q, 8) apart).  No bank conflicts. */
+template <int Q> __device__ __forceinline__ int cuarr_scan_pack_slot(int q) {
+  constexpr int SPAN = Q > 8 ? Q : 8;
+  return q ^ ((q / SPAN) & 7);
+}
+
+/* The warp-striped 16-byte loads of the contiguous kernels: lane l reads packs j * 32 + l of
+ * its warp's 32 * ITEMS elements (from `in` + warp_first), converts them to Acc (of In's size)
+ * and leaves them in the warp's shared-memory region so that x[] gets its ITEMS consecutive
+ * elements.  A whole tile (full) needs no bounds checks; the last one reads past n as the
+ * identity.  in + warp_first is 16-byte aligned (the host checked the base; warp_first is a
+ * multiple of a pack). */
+template <typename In, typename Acc, typename I, int ITEMS>
+__device__ __forceinline__ void cuarr_scan_load_vec(const In *in, I warp_first, I n, bool full,
+                                                    cuarr_scan_pack<Acc> *region, int lane, Acc id,
+                                                    Acc (&x)[ITEMS]) {
+  constexpr int V = 16 / sizeof(In), Q = ITEMS / V;
+  static_assert(sizeof(In) == sizeof(Acc) && ITEMS % V == 0, "packs of In hold packs of Acc");
+#pragma unroll
+  for (int j = 0; j < Q; ++j) {
+    const int q = j * 32 + lane;
+    const I e = warp_first + (I)(q * V);
+    cuarr_scan_pack<Acc> acc;
+    if (full) {
+      const cuarr_scan_pack<In> p = *(const cuarr_scan_pack<In> *)(in + e);
+#pragma unroll
+      for (int c = 0; c < V; ++c)
+        acc.v[c] = cuarr_cast<Acc>(p.v[c]);
+    } else {
+#pragma unroll
+      for (int c = 0; c < V; ++c)
+        acc.v[c] = e + (I)c < n ? cuarr_cast<Acc>(cuarr_load(in + e + c)) : id;
+    }
+    region[cuarr_scan_pack_slot<Q>(q)] = acc;
+  }
+  __syncwarp();
+#pragma unroll
+  for (int k = 0; k < Q; ++k) {
+    const cuarr_scan_pack<Acc> acc = region[cuarr_scan_pack_slot<Q>(lane * Q + k)];
+#pragma unroll
+    for (int c = 0; c < V; ++c)
+      x[k * V + c] = acc.v[c];
+  }
+}
+
+/* The way back: x[] (each lane's ITEMS consecutive running values) through the region to
+ * warp-striped 16-byte stores into out + warp_first (of Acc's size); past n nothing. */
+template <typename Out, typename Acc, typename I, int ITEMS>
+__device__ __forceinline__ void cuarr_scan_store_vec(Out *out, I warp_first, I n, bool full,
+                                                     cuarr_scan_pack<Acc> *region, int lane,
+                                                     const Acc (&x)[ITEMS]) {
+  constexpr int V = 16 / sizeof(Out), Q = ITEMS / V;
+  static_assert(sizeof(Out) == sizeof(Acc) && ITEMS % V == 0, "packs of Acc fill packs of Out");
+#pragma unroll
+  for (int k = 0; k < Q; ++k) {
+    cuarr_scan_pack<Acc> acc;
+#pragma unroll
+    for (int c = 0; c < V; ++c)
+      acc.v[c] = x[k * V + c];
+    region[cuarr_scan_pack_slot<Q>(lane * Q + k)] = acc;
+  }
+  __syncwarp();
+#pragma unroll
+  for (int j = 0; j < Q; ++j) {
+    const int q = j * 32 + lane;
+    const I e = warp_first + (I)(q * V);
+    const cuarr_scan_pack<Acc> acc = region[cuarr_scan_pack_slot<Q>(q)];
+    cuarr_scan_pack<Out> p;
+#pragma unroll
+    for (int c = 0; c < V; ++c)
+      p.v[c] = cuarr_cast<Out>(acc.v[c]);
+    if (full) {
+      *(cuarr_scan_pack<Out> *)(out + e) = p;
+    } else {
+#pragma unroll
+      for (int c = 0; c < V; ++c)
+        if (e + (I)c < n)
+          out[e + c] = p.v[c];
+    }
+  }
+}
+
+/* ---------------------------------------------------------------- rows: one pass */
+
+/* The scan of n elements (rows of len) in tiles of THREADS * ITEMS, one per block (gridDim.x =
+ * the number of tiles).  SEG: rows of len elements (false: one row, len = n).
  *
  * Each warp owns 32 * ITEMS consecutive elements of the tile.  They are read warp-striped
- * (each load instruction of a warp reads 32 consecutive elements: whole sectors), passed
- * through shared memory so that each lane holds ITEMS consecutive ones, scanned (lane, warp,
- * block, then the look-back for the tile's carry), and written back the same way round. */
-template <int OP, typename Acc, typename Out, typename I, int ITEMS, bool SEG, class Access>
+ * (each load instruction of a warp reads 32 consecutive elements or packs: whole sectors),
+ * passed through shared memory so that each lane holds ITEMS consecutive ones, scanned (lane,
+ * warp, block, then the look-back for the tile's carry), and written back the same way round.
+ * VEC: contiguous operands of the accumulator's size, 16-byte aligned, moved in 16-byte packs
+ * (cuarr_scan_load_vec); else one element per access, through Access. */
+template <int OP, typename Acc, typename Out, typename I, int ITEMS, bool SEG, int THREADS,
+          bool VEC, class Access>
 __device__ __forceinline__ void cuarr_scan_rows(const Access &a, I n, I len, void *state) {
   typedef typename Access::where_t W;
-  constexpr int TILE = CUARR_SCAN_THREADS * ITEMS, WARP_ITEMS = 32 * ITEMS;
+  constexpr int TILE = THREADS * ITEMS, WARP_ITEMS = 32 * ITEMS, WARPS = THREADS / 32;
   constexpr int PERIOD = cuarr_scan_period<Acc>();
-  static_assert(PERIOD % ITEMS == 0 && 32 % PERIOD == 0, "the pads fall between lanes");
-  __shared__ Acc buf[TILE + TILE / PERIOD];
-  __shared__ Acc warp_value[CUARR_SCAN_WARPS];
-  __shared__ bool warp_reset[CUARR_SCAN_WARPS];
+  static_assert(VEC || (PERIOD % ITEMS == 0 && 32 % PERIOD == 0), "the pads fall between lanes");
+  /* Packs need no pads (their slots are swizzled instead). */
+  constexpr int BUF = VEC ? TILE : TILE + TILE / PERIOD;
+  __shared__ __align__(16) Acc buf[BUF];
+  __shared__ Acc warp_value[WARPS];
+  __shared__ bool warp_reset[WARPS];
   __shared__ Acc tile_before;
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -389,24 +489,31 @@ __device__ __forceinline__ void cuarr_scan_rows(const Access &a, I n, I len, voi
   const int blocked = cuarr_scan_slot<Acc>(warp * WARP_ITEMS + lane * ITEMS);
 
   /* Load, warp-striped; past the end: the identity. */
-  W where[ITEMS];
+  W where[VEC ? 1 : ITEMS];
   Acc x[ITEMS];
+  cuarr_scan_pack<Acc> *const region = (cuarr_scan_pack<Acc> *)(buf + warp * WARP_ITEMS);
+  const bool full = first + (I)TILE <= n;
+  if constexpr (VEC) {
+    cuarr_scan_load_vec<typename Access::in_t, Acc, I, ITEMS>(a.in, warp_first, n, full, region,
+                                                              lane, id, x);
+  } else {
 #pragma unroll
-  for (int j = 0; j < ITEMS; ++j) {
-    const I i = warp_first + (I)(j * 32 + lane);
-    x[j] = id;
-    if (i < n) {
-      where[j] = a.at(i);
-      x[j] = cuarr_cast<Acc>(a.load(where[j]));
+    for (int j = 0; j < ITEMS; ++j) {
+      const I i = warp_first + (I)(j * 32 + lane);
+      x[j] = id;
+      if (i < n) {
+        where[j] = a.at(i);
+        x[j] = cuarr_cast<Acc>(a.load(where[j]));
+      }
     }
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j)
+      buf[striped + j * STRIPE] = x[j];
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j)
+      x[j] = buf[blocked + j];
   }
-#pragma unroll
-  for (int j = 0; j < ITEMS; ++j)
-    buf[striped + j * STRIPE] = x[j];
-  __syncwarp();
-#pragma unroll
-  for (int j = 0; j < ITEMS; ++j)
-    x[j] = buf[blocked + j];
 
   /* This lane's elements are lane_first + j; which of them start a row. */
   const I lane_first = warp_first + (I)(lane * ITEMS);
@@ -459,7 +566,7 @@ __device__ __forceinline__ void cuarr_scan_rows(const Access &a, I n, I len, voi
   Acc warp_before = id, total = id;
   bool warp_before_reset = false, total_reset = false;
 #pragma unroll
-  for (int w = 0; w < CUARR_SCAN_WARPS; ++w) {
+  for (int w = 0; w < WARPS; ++w) {
     if (w == warp) {
       warp_before = total;
       warp_before_reset = total_reset;
@@ -515,24 +622,30 @@ __device__ __forceinline__ void cuarr_scan_rows(const Access &a, I n, I len, voi
 
   /* Back to warp-striped order, and out.  (The blocked reads above came before the
    * __syncthreads, so the buffer is free.) */
+  if constexpr (VEC) {
+    cuarr_scan_store_vec<Out, Acc, I, ITEMS>(a.out, warp_first, n, full, region, lane, x);
+  } else {
 #pragma unroll
-  for (int j = 0; j < ITEMS; ++j)
-    buf[blocked + j] = x[j];
-  __syncwarp();
+    for (int j = 0; j < ITEMS; ++j)
+      buf[blocked + j] = x[j];
+    __syncwarp();
 #pragma unroll
-  for (int j = 0; j < ITEMS; ++j) {
-    const I i = warp_first + (I)(j * 32 + lane);
-    if (i < n)
-      a.store(where[j], cuarr_cast<Out>(buf[striped + j * STRIPE]));
+    for (int j = 0; j < ITEMS; ++j) {
+      const I i = warp_first + (I)(j * 32 + lane);
+      if (i < n)
+        a.store(where[j], cuarr_cast<Out>(buf[striped + j * STRIPE]));
+    }
   }
 }
 
-/* Contiguous operands: rows of len one after another (SEG), or one row (len = n). */
-template <int OP, typename In, typename Acc, typename Out, typename I, int ITEMS, bool SEG>
+/* Contiguous operands: rows of len one after another (SEG), or one row (len = n); VEC: in 16-byte
+ * packs, THREADS a block. */
+template <int OP, typename In, typename Acc, typename Out, typename I, int ITEMS, bool SEG,
+          int THREADS = CUARR_SCAN_THREADS, bool VEC = false>
 __device__ __forceinline__ void cuarr_scan_rows_contig(const In *in, Out *out, I n, I len,
                                                        void *state) {
-  cuarr_scan_rows<OP, Acc, Out, I, ITEMS, SEG>(cuarr_scan_contig<In, Out, I>{in, out}, n, len,
-                                               state);
+  cuarr_scan_rows<OP, Acc, Out, I, ITEMS, SEG, THREADS, VEC>(cuarr_scan_contig<In, Out, I>{in, out},
+                                                             n, len, state);
 }
 
 /* Any layout: p.n elements, rows along the last of the layout's axes. */
@@ -541,7 +654,7 @@ template <int OP, typename In, typename Acc, typename Out, typename I, int ITEMS
 __device__ __forceinline__ void
 cuarr_scan_rows_strided(const In *in, Out *out, const cuarr_layout<I, ND, 2> &p, void *state) {
   const I len = p.shape[GENERIC ? (int)p.ndim - 1 : ND - 1];
-  cuarr_scan_rows<OP, Acc, Out, I, ITEMS, true>(
+  cuarr_scan_rows<OP, Acc, Out, I, ITEMS, true, CUARR_SCAN_THREADS, false>(
       cuarr_scan_strided<In, Out, I, ND, GENERIC>{in, out, p}, p.n, len, state);
 }
 

@@ -85,6 +85,28 @@ describe("cumsum and cumprod", function()
       end
     end)
 
+    -- Contiguous operands of one size (4 or 8 bytes) move in 16-byte packs when their data are
+    -- 16-byte aligned, element by element otherwise: views starting 0 to 3 elements into an
+    -- array, over several tiles and a partial last one, as one row and as rows.
+    b.it("contiguous views at every offset from a 16-byte boundary", function()
+      local rng = H.rng(77)
+      for _, dt in ipairs({ "float32", "int64", "float64", "uint32" }) do
+        local n = 20011
+        local base = R.new({ n }, R.values(rng, dt, n, "exact"), dt)
+        local arr = R.array(xp, base)
+        for offset = 0, 3 do
+          local view = arr[{ { 1 + offset, -1 } }]
+          local ref = R.slice(base, { { 1 + offset, -1 } })
+          run_case(xp, "cumsum", ref, view, 1, { exact = true, dtype = dt }, 1, "offset " .. offset)
+        end
+        local rows = R.new({ 7, 2003 }, R.values(rng, dt, 7 * 2003, "exact"), dt)
+        local rarr = R.array(xp, rows)
+        run_case(xp, "cumsum", rows, rarr, 2, { exact = true, dtype = dt }, 1, "rows")
+        run_case(xp, "cumsum", R.slice(rows, { { 2, -1 }, {} }), rarr[{ { 2, -1 }, {} }], 2,
+          { exact = true, dtype = dt }, 1, "rows from the second")
+      end
+    end)
+
     b.it("of transposed, stepped and reversed views", function()
       local rng = H.rng(31)
       for _, dt in ipairs({ "float32", "int16", "uint8", "float64", "bool", "float16", "int64" }) do

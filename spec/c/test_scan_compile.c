@@ -13,11 +13,12 @@
 #include "reduce/scan_device.h"
 
 /* The specialisations, counted from the rules of cuarr_scan_variants_all: for both ops and
- * the 12 input dtypes, the default dtypes with the 7 shapes x 2 index widths, plus one kernel
- * per explicit dtype whose (accumulator, result) differs from the default: 11 of the 12 for
- * every input (the default result dtype is one of the 12, and float16 with float16 is the
- * float16 default). */
-#define EXPECTED_KERNELS (2 * 12 * (7 * 2 + 11))
+ * the 12 input dtypes, the default dtypes with the 7 element-wise shapes x 2 index widths,
+ * plus one kernel per explicit dtype whose (accumulator, result) differs from the default: 11
+ * of the 12 for every input (the default result dtype is one of the 12, and float16 with
+ * float16 is the float16 default); plus the 2 16-byte shapes x 2 widths for the 4 inputs
+ * whose default dtypes are all of one size (float32, float64, int64, uint64). */
+#define EXPECTED_KERNELS (2 * 12 * (7 * 2 + 11) + 2 * 4 * 2 * 2)
 
 static double seconds_since(const struct timespec *t0) {
   struct timespec t1;
@@ -60,9 +61,19 @@ static void test_variant_list(void) {
   CHECK(src && strstr(src, "cuarr_cumsum_float32_float32_float32_one_i32(const float *in, float "
                            "*out, unsigned int n, unsigned int len, void *state) "
                            "{ cuarr_scan_rows_contig<0, float, float, float, unsigned int, 32, "
-                           "false>(in, out, n, len, state); }") != NULL,
+                           "false, 256, false>(in, out, n, len, state); }") != NULL,
         "the program instantiates the one-pass template with the host's ITEMS");
   CHECK(src && strstr(src, "struct __half_t") != NULL, "the program starts with common.cuh");
+  free(src);
+
+  v.shape = CUARR_SCAN_ROWS_CONTIG_VEC;
+  src = cuarr_scan_program(&v, 1);
+  CHECK(src &&
+            strstr(src, "__launch_bounds__(128) cuarr_cumsum_float32_float32_float32_rows_vec_i32("
+                        "const float *in, float *out, unsigned int n, unsigned int len, void "
+                        "*state) { cuarr_scan_rows_contig<0, float, float, float, unsigned int, "
+                        "64, true, 128, true>(in, out, n, len, state); }") != NULL,
+        "the 16-byte kernel: 128 threads of 64 float32, segmented rows");
   free(src);
 
   v = (cuarr_scan_variant){CUARR_SCAN_CUMPROD, CUARR_INT32,         CUARR_INT64,
@@ -79,6 +90,16 @@ static void test_variant_list(void) {
   free(src);
   CHECK(cuarr_scan_items(CUARR_FLOAT32) == 32 && cuarr_scan_items(CUARR_FLOAT64) == 8,
         "32 elements per thread, 8 of 8-byte accumulators");
+  CHECK(cuarr_scan_shape_items(CUARR_SCAN_ROWS_ONE_VEC, CUARR_FLOAT32) == 64 &&
+            cuarr_scan_shape_items(CUARR_SCAN_ROWS_ONE_VEC, CUARR_INT64) == 32 &&
+            cuarr_scan_shape_threads(CUARR_SCAN_ROWS_ONE_VEC) == 128 &&
+            cuarr_scan_shape_items(CUARR_SCAN_ROWS_ONE, CUARR_FLOAT32) == 32 &&
+            cuarr_scan_shape_threads(CUARR_SCAN_ROWS_ONE) == 256,
+        "16-byte kernels: 256 bytes of accumulators a thread, 128 threads a block");
+  CHECK(cuarr_scan_vec_fits(4, 4, 4) && cuarr_scan_vec_fits(8, 8, 8) &&
+            !cuarr_scan_vec_fits(4, 8, 8) && !cuarr_scan_vec_fits(2, 4, 2) &&
+            !cuarr_scan_vec_fits(1, 1, 1),
+        "16-byte kernels only for one size of 4 or 8 bytes");
 }
 
 /* ---------------------------------------------------------------- plans */
@@ -97,22 +118,28 @@ static cuarr_scan_plan_info plan_of(int ndim, const int64_t *shape, int axis, cu
 
 static void test_plans(void) {
   bool ok;
-  /* 1-D contiguous float32: the one-pass kernel, one row, 8192-element tiles. */
+  /* 1-D contiguous float32 (aligned: describe's addresses are): the 16-byte one-pass kernel,
+   * one row, tiles of 128 x 64 elements. */
   int64_t n1[1] = {1 << 28}, s4[1] = {4};
   cuarr_scan_plan_info p =
       plan_of(1, n1, 0, CUARR_FLOAT32, s4, CUARR_FLOAT32, s4, CUARR_FLOAT32, &ok);
-  CHECK(ok && p.shape == CUARR_SCAN_ROWS_ONE && !p.wide && p.rows == 1 && p.len == (1 << 28),
-        "1-D contiguous: one-pass, one row, 32-bit");
-  CHECK(ok && p.grid == (1 << 28) / 8192 && p.block == 256 && p.slots == p.grid &&
+  CHECK(ok && p.shape == CUARR_SCAN_ROWS_ONE_VEC && !p.wide && p.rows == 1 && p.len == (1 << 28),
+        "1-D contiguous: one-pass in 16-byte packs, one row, 32-bit");
+  CHECK(ok && p.grid == (1 << 28) / 8192 && p.block == 128 && p.slots == p.grid &&
             p.zeroed_bytes == 128 + 8 * p.slots && p.state_bytes == p.zeroed_bytes,
         "1-D float32: a tile of 8192, a 64-bit status word per tile");
 
-  /* float64 accumulators: tiles of 2048, flags + two value slots. */
+  /* float64 accumulators: tiles of 128 x 32, flags + two value slots. */
   int64_t s8[1] = {8};
   p = plan_of(1, n1, 0, CUARR_FLOAT64, s8, CUARR_FLOAT64, s8, CUARR_FLOAT64, &ok);
-  CHECK(ok && p.slots == (1 << 28) / 2048 && p.zeroed_bytes == 128 + 4 * p.slots &&
-            p.state_bytes == 128 + 20 * p.slots,
+  CHECK(ok && p.shape == CUARR_SCAN_ROWS_ONE_VEC && p.slots == (1 << 28) / 4096 &&
+            p.zeroed_bytes == 128 + 4 * p.slots && p.state_bytes == 128 + 20 * p.slots,
         "1-D float64: a flag and two 8-byte slots per tile");
+
+  /* int32 into int64 (the default cumsum): element-wise loads, tiles of 256 x 8. */
+  p = plan_of(1, n1, 0, CUARR_INT32, s4, CUARR_INT64, s8, CUARR_INT64, &ok);
+  CHECK(ok && p.shape == CUARR_SCAN_ROWS_ONE && p.block == 256 && p.slots == (1 << 28) / 2048,
+        "int32 summed into int64: no 16-byte packs, element-wise one-pass");
 
   /* Over 2^31 elements: 64-bit indexing. */
   int64_t big[1] = {(int64_t)3 << 30}, s1[1] = {1};
@@ -122,7 +149,7 @@ static void test_plans(void) {
   /* C-contiguous 2-D along the last axis: contiguous rows one after another. */
   int64_t m[2] = {1000, 3000}, mc[2] = {3000 * 4, 4};
   p = plan_of(2, m, 1, CUARR_FLOAT32, mc, CUARR_FLOAT32, mc, CUARR_FLOAT32, &ok);
-  CHECK(ok && p.shape == CUARR_SCAN_ROWS_CONTIG && p.rows == 1000 && p.len == 3000,
+  CHECK(ok && p.shape == CUARR_SCAN_ROWS_CONTIG_VEC && p.rows == 1000 && p.len == 3000,
         "C-contiguous along the last axis: one-pass, contiguous rows");
 
   /* The same along the first axis, many columns: a thread per row. */

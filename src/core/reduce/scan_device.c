@@ -135,8 +135,8 @@ static void state_size(plan *p, cuarr_dtype acc) {
 
 /* The launch of the one-pass kernel: a block per tile, a status slot per tile. */
 static void rows_launch(plan *p, cuarr_dtype acc) {
-  int64_t tile = (int64_t)CUARR_SCAN_BLOCK * cuarr_scan_items(acc);
-  p->block = CUARR_SCAN_BLOCK;
+  p->block = cuarr_scan_shape_threads(p->shape);
+  int64_t tile = p->block * cuarr_scan_shape_items(p->shape, acc);
   p->grid = p->slots = (p->n + tile - 1) / tile;
   state_size(p, acc);
 }
@@ -216,6 +216,13 @@ static cuarr_status plan_make(plan *p, int ndim, const int64_t *shape, int axis,
     fits = fits && span < (int64_t)UINT32_MAX; /* every offset, 0..span, fits in 32 bits */
   }
   p->wide = !fits;
+  /* The contiguous kernels move 16-byte packs where the dtypes' sizes and the addresses let
+   * them (a whole pack of in is a whole pack of out). */
+  if (cuarr_scan_shape_is_contig(p->shape) &&
+      cuarr_scan_vec_fits(itemsize[0], cuarr_dtype_size(acc), itemsize[1]) &&
+      (uintptr_t)p->base[0] % 16 == 0 && (uintptr_t)p->base[1] % 16 == 0)
+    p->shape =
+        p->shape == CUARR_SCAN_ROWS_ONE ? CUARR_SCAN_ROWS_ONE_VEC : CUARR_SCAN_ROWS_CONTIG_VEC;
   if (cuarr_scan_shape_is_rows(p->shape))
     rows_launch(p, acc);
   else
@@ -411,7 +418,7 @@ static void args_make(const plan *p, CUdeviceptr state, kernel_args *a) {
   int k = 0;
   a->list[k++] = &a->base[0];
   a->list[k++] = &a->base[1];
-  if (p->shape == CUARR_SCAN_ROWS_ONE || p->shape == CUARR_SCAN_ROWS_CONTIG) {
+  if (cuarr_scan_shape_is_contig(p->shape)) {
     a->n = index_of(p, p->n);
     a->len = index_of(p, p->len);
     a->list[k++] = &a->n;

@@ -13,20 +13,24 @@
 
 #include "reduce/reduce.h"
 
-/* Threads per block of every scan kernel (CUARR_SCAN_THREADS of scan.cu). */
+/* Threads per block of the scan kernels (CUARR_SCAN_THREADS of scan.cu), but for the 16-byte
+ * ones (CUARR_SCAN_VEC_BLOCK). */
 #define CUARR_SCAN_BLOCK 256
+#define CUARR_SCAN_VEC_BLOCK 128
 /* Bytes before the status slots in a rows kernel's state memory (CUARR_SCAN_STATE_HEADER). */
 #define CUARR_SCAN_HEADER_BYTES 128
 
 /* The kernel a scan runs (kernels/scan.cu says how each works). */
 typedef enum cuarr_scan_shape {
-  CUARR_SCAN_ROWS_ONE,    /* one-pass kernel, in and out contiguous, one row */
-  CUARR_SCAN_ROWS_CONTIG, /* one-pass kernel, in and out contiguous, rows one after another */
-  CUARR_SCAN_ROWS_ND2,    /* one-pass kernel, any strides, at most one kept axis */
-  CUARR_SCAN_ROWS_NDN,    /* one-pass kernel, any strides, up to 31 kept axes */
-  CUARR_SCAN_COLS_ND2,    /* a thread per row, at most one kept axis */
-  CUARR_SCAN_COLS_ND3,    /* a thread per row, two kept axes */
-  CUARR_SCAN_COLS_NDN,    /* a thread per row, up to 31 kept axes */
+  CUARR_SCAN_ROWS_ONE,        /* one-pass kernel, in and out contiguous, one row */
+  CUARR_SCAN_ROWS_CONTIG,     /* one-pass kernel, in and out contiguous, rows one after another */
+  CUARR_SCAN_ROWS_ONE_VEC,    /* ROWS_ONE in 16-byte accesses (cuarr_scan_vec_fits) */
+  CUARR_SCAN_ROWS_CONTIG_VEC, /* ROWS_CONTIG in 16-byte accesses */
+  CUARR_SCAN_ROWS_ND2,        /* one-pass kernel, any strides, at most one kept axis */
+  CUARR_SCAN_ROWS_NDN,        /* one-pass kernel, any strides, up to 31 kept axes */
+  CUARR_SCAN_COLS_ND2,        /* a thread per row, at most one kept axis */
+  CUARR_SCAN_COLS_ND3,        /* a thread per row, two kept axes */
+  CUARR_SCAN_COLS_NDN,        /* a thread per row, up to 31 kept axes */
   CUARR_SCAN_NSHAPES
 } cuarr_scan_shape;
 
@@ -42,8 +46,16 @@ bool cuarr_scan_shape_is_rows(cuarr_scan_shape shape);
 /* Axes of the kernel's cuarr_layout (the scan axis included): 2, 3 or CUARR_MAXDIM; 0 for the
  * contiguous kernels, which take none. */
 int cuarr_scan_layout_axes(cuarr_scan_shape shape);
+/* Whether the shape is one of the contiguous one-pass kernels, and of those the 16-byte ones. */
+bool cuarr_scan_shape_is_contig(cuarr_scan_shape shape);
+bool cuarr_scan_shape_is_vec(cuarr_scan_shape shape);
+/* Whether the 16-byte kernels take dtypes of these sizes: in, acc and out all 4 or all 8 bytes. */
+bool cuarr_scan_vec_fits(size_t in_size, size_t acc_size, size_t out_size);
 /* Elements per thread of the one-pass kernels (their ITEMS): 32, or 8 for 8-byte accumulators. */
 int cuarr_scan_items(cuarr_dtype acc);
+/* Elements per thread and threads per block of a one-pass kernel of this shape. */
+int cuarr_scan_shape_items(cuarr_scan_shape shape, cuarr_dtype acc);
+int cuarr_scan_shape_threads(cuarr_scan_shape shape);
 
 /* The kernel's extern "C" name, e.g. "cuarr_cumsum_float32_float32_float32_one_i32". */
 void cuarr_scan_variant_name(const cuarr_scan_variant *v, char *buf, size_t size);
