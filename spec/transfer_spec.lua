@@ -311,6 +311,45 @@ describe("transfers", function()
   end)
 end)
 
+describe("small reads", function()
+  -- Up to 256 bytes come back through a kernel writing pinned memory and a flag: every size
+  -- around that bound, at odd offsets, right after queued work that changes the bytes, on the
+  -- current stream and on another one.
+  H.gpu_it("of 1 to 300 bytes at odd offsets, after queued work", function()
+    local s = cuarr.Stream { non_blocking = true }
+    for _, n in ipairs { 1, 2, 3, 7, 8, 9, 63, 64, 65, 255, 256, 257, 300 } do
+      for _, offset in ipairs { 0, 1, 5 } do
+        local d = cuarr.arange(n + offset, "uint8")
+        d = d + 3 -- queued: the read must wait for it
+        local view = d[{ { 1 + offset, -1 } }]
+        local want = {}
+        for i = 1, n do want[i] = (offset + i - 1 + 3) % 256 end
+        check_equal(view:get():totable(), want)
+        assert.are.equal(want[n], view[n])
+        -- on another stream: the read waits for that stream's work
+        s:synchronize()
+        local e = cuarr.empty(n, "uint8")
+        e:set(cuarr.cpu.full(n, 9, "uint8"), s)
+        check_equal(e:get(s):totable(), (function()
+          local w = {}
+          for i = 1, n do w[i] = 9 end
+          return w
+        end)())
+      end
+    end
+    -- item() of every itemsize, after a reduction queued just before it
+    for _, dt in ipairs { "bool", "int8", "int16", "float16", "int32", "float32", "int64", "float64" } do
+      local a = cuarr.ones(1000, dt)
+      local want = dt == "bool" and true or 1000
+      if dt == "bool" or dt == "int8" or dt == "int16" then
+        assert.are.equal(dt == "bool" and true or 1, a:max():item())
+      else
+        assert.are.equal(want, a:sum({ dtype = dt }):item())
+      end
+    end
+  end)
+end)
+
 describe("staged transfers", function()
   -- Sizes just past a multiple of the staging threads' share: every byte must arrive.
   for _, n in ipairs { (1 << 20) + 3, (1 << 23) + 1, 3 * (1 << 22) + 5 } do

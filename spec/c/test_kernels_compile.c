@@ -98,6 +98,19 @@ static void test_broken_source(void) {
   free(cubin);
 }
 
+/* The read-back kernel of item() (kernels/read_back.cu) stands alone: no common.cuh. */
+static void test_read_back(void) {
+  extern const char cuarr_kernel_source_read_back_cu[];
+  char *cubin = NULL;
+  size_t size = 0;
+  cuarr_status s = cuarr_nvrtc_compile(cuarr_kernel_source_read_back_cu, "read_back.cu", NULL, 0,
+                                       90, &cubin, &size);
+  CHECK(s == CUARR_OK && cubin && size > 0, "the read-back kernel compiles for sm_90");
+  if (s != CUARR_OK)
+    printf("# %s\n", cuarr_last_error());
+  free(cubin);
+}
+
 int main(void) {
   if (cuarr_load_nvrtc() != CUARR_OK) {
     printf("# NVRTC not found: %s\n", cuarr_last_error());
@@ -106,6 +119,7 @@ int main(void) {
   }
   test_variant_list();
   test_broken_source();
+  test_read_back();
   test_compile_all();
   return ctest_done();
 }

@@ -136,6 +136,10 @@ cuarr_status cuarr_download(int device, CUstream stream, void *dst, const void *
   if (dst_pinned)
     return cuarr_cu_check(cuarr_cu.cuMemcpyDtoHAsync(dst, (CUdeviceptr)src, n, stream),
                           "cuMemcpyDtoHAsync");
+  if (n <= CUARR_READ_BACK_MAX) {
+    cuarr_status s = cuarr_read_back(device, stream, dst, src, n);
+    if (s != CUARR_NOT_AVAILABLE) return s;
+  }
   if (n <= SMALL_DOWNLOAD) {
     /* A few bytes (item(), a reduction's result): through a pinned block from the pool, one
      * asynchronous copy and one wait, which the driver's own path for pageable memory takes

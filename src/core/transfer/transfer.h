@@ -18,4 +18,10 @@ cuarr_status cuarr_upload(int device, CUstream stream, void *dst, const void *sr
 cuarr_status cuarr_download(int device, CUstream stream, void *dst, const void *src, size_t n,
                             bool dst_pinned);
 
+/* At most CUARR_READ_BACK_MAX bytes from device memory at src into dst, after the work queued
+ * on stream, through a kernel writing mapped pinned memory (read_back.c); done on return.
+ * CUARR_NOT_AVAILABLE when that path is closed (the caller then copies with the DMA engine). */
+#define CUARR_READ_BACK_MAX 256
+cuarr_status cuarr_read_back(int device, CUstream stream, void *dst, const void *src, size_t n);
+
 #endif

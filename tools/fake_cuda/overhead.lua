@@ -1,0 +1,166 @@
+-- tools/fake_cuda/overhead.lua -- host cost per small operation: the time from Lua through
+-- cuarr's C code to the driver call, with no device work behind it.
+--
+--   lua5.4 tools/fake_cuda/overhead.lua [N] [case ...] [--runs=R] [--warmup=W] [--list]
+--
+-- N ops per timed loop (default 200000); cases by name (default all, --list names them); each
+-- case is timed R times (default 3) after one untimed loop of W ops (default 2000), and the
+-- median and best ns/op are printed.  Meant for the fake driver (tools/fake_cuda/profile.sh
+-- sets it up), where kernels never run and so results are garbage: the figures are host-only.
+-- Under a real driver the same loops time host cost plus whatever the driver adds.
+--
+-- The loops mirror bench/elementwise.lua's and bench/reduction.lua's per-op cases: the op
+-- inline, nothing else per iteration, one synchronize after the loop, garbage collected before.
+-- The timed loop runs inside profiled_region() when the interpreter provides it (the
+-- build/fake_cuda/lua of lua_main.c), so that callgrind can be told to count that loop only.
+
+local cuarr = require "cuarr"
+
+local F32 = "float32"
+
+---------------------------------------------------------------- the cases
+
+-- Each make(n) returns loop(n_ops), which runs n_ops ops, and a release() for its arrays.
+local function operands(n)
+  local a, b = cuarr.full(n, 1.5, F32), cuarr.full(n, 0.25, F32)
+  local c = cuarr.full(n, -3.0, F32)
+  return a, b, c, function() a:free(); b:free(); c:free() end
+end
+
+local function add_out(n)
+  local a, b, c, release = operands(n)
+  return function(n_ops)
+    for _ = 1, n_ops do cuarr.add(a, b, c) end
+  end, release
+end
+
+local function add_alloc(n)
+  local a, b, _, release = operands(n)
+  return function(n_ops)
+    local c
+    for _ = 1, n_ops do c = a + b end
+    return c
+  end, release
+end
+
+local function sum_alloc(n)
+  local a = cuarr.arange(n, F32)
+  return function(n_ops)
+    local s
+    for _ = 1, n_ops do s = a:sum() end
+    return s
+  end, function() a:free() end
+end
+
+local function sum_item(n)
+  local a = cuarr.arange(n, F32)
+  return function(n_ops)
+    local v
+    for _ = 1, n_ops do v = a:sum():item() end
+    return v
+  end, function() a:free() end
+end
+
+-- The floor a user can reach from Lua: an ElementwiseKernel called with its output given (no
+-- ufunc dispatch, no type resolution, no allocation).  cuarr has no RawKernel.
+local function ewk_out(n)
+  local a, b, c, release = operands(n)
+  local k = cuarr.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = x + y",
+                                    "fake_overhead_add")
+  return function(n_ops)
+    for _ = 1, n_ops do k(a, b, c) end
+  end, release
+end
+
+-- For scale: one field read through the array's __index (what `a:sum` pays to find `sum`).
+local function field_size(n)
+  local a = cuarr.empty(n, F32)
+  return function(n_ops)
+    local s
+    for _ = 1, n_ops do s = a.size end
+    return s
+  end, function() a:free() end
+end
+
+local CASES = {
+  {name = "add_out_n1", label = "cuarr.add(a, b, c)  n=1", make = add_out, n = 1},
+  {name = "add_out_n1000", label = "cuarr.add(a, b, c)  n=1000", make = add_out, n = 1000},
+  {name = "add_alloc_n1", label = "d = a + b           n=1", make = add_alloc, n = 1},
+  {name = "add_alloc_n1000", label = "d = a + b           n=1000", make = add_alloc, n = 1000},
+  {name = "sum_alloc_n1000", label = "a:sum()             n=1000", make = sum_alloc, n = 1000},
+  {name = "sum_item_n1000", label = "a:sum():item()      n=1000", make = sum_item, n = 1000},
+  {name = "ewk_out_n1000", label = "EWK k(a, b, c)      n=1000", make = ewk_out, n = 1000},
+  {name = "field_size", label = "a.size (reference)", make = field_size, n = 1000},
+}
+
+---------------------------------------------------------------- timing
+
+local region = rawget(_G, "profiled_region") or function(fn, ...) return fn(...) end
+
+local function median(v)
+  table.sort(v)
+  local n = #v
+  if n % 2 == 1 then return v[(n + 1) // 2] end
+  return (v[n // 2] + v[n // 2 + 1]) / 2
+end
+
+-- Seconds per op of loop(n_ops): the garbage of earlier runs collected first, the queue
+-- drained after (as bench/timing.lua's wall_per_op).
+local function seconds_per_op(loop, n_ops)
+  collectgarbage()
+  cuarr.synchronize()
+  local t0 = cuarr.perf_counter()
+  region(loop, n_ops)
+  cuarr.synchronize()
+  return (cuarr.perf_counter() - t0) / n_ops
+end
+
+---------------------------------------------------------------- command line
+
+local n_ops, runs, warmup = 200000, 3, 2000
+local wanted, list = {}, false
+for _, a in ipairs(arg or {}) do
+  local key, value = a:match("^%-%-(%w+)=(%d+)$")
+  if key == "runs" then
+    runs = tonumber(value)
+  elseif key == "warmup" then
+    warmup = tonumber(value)
+  elseif a == "--list" then
+    list = true
+  elseif a:match("^%d+$") then
+    n_ops = tonumber(a)
+  else
+    wanted[a] = true
+  end
+end
+
+local by_name = {}
+for _, c in ipairs(CASES) do by_name[c.name] = c end
+for name in pairs(wanted) do
+  if not by_name[name] then
+    local names = {}
+    for _, c in ipairs(CASES) do names[#names + 1] = c.name end
+    error("unknown case " .. name .. " (cases: " .. table.concat(names, " ") .. ")", 0)
+  end
+end
+if list then
+  for _, c in ipairs(CASES) do print(c.name, c.label) end
+  return
+end
+
+local props = cuarr.Device(0).properties
+print(string.format("# device %s; %d ops per loop, median and best of %d runs after %d warm-up ops",
+                    props.name, n_ops, runs, warmup))
+print(string.format("%-18s %-28s %12s %12s", "case", "op", "median ns/op", "best ns/op"))
+for _, c in ipairs(CASES) do
+  if next(wanted) == nil or wanted[c.name] then
+    local loop, release = c.make(c.n)
+    if warmup > 0 then loop(warmup) end
+    local t = {}
+    for r = 1, runs do t[r] = seconds_per_op(loop, n_ops) end
+    local best = math.min(table.unpack(t))
+    print(string.format("%-18s %-28s %12.1f %12.1f", c.name, c.label, median(t) * 1e9, best * 1e9))
+    release()
+    collectgarbage()
+  end
+end
