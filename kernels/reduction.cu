@@ -214,8 +214,9 @@ __device__ __forceinline__ void cuarr_red_scalar_loop(const Op &op, cuarr_red_ac
 /* ---------------------------------------------------------------- rows */
 
 /* Rows: blockDim.x lanes share output o.  VEC > 1: one array input whose reduced axis is a
- * single one of stride 1, every row aligned for VEC-element vectors and n_red a multiple of
- * VEC (the host checks).  With gridDim.y > 1 each block takes a share of every row of its
+ * single one of stride 1, every row aligned for VEC-element vectors (the host checks); the
+ * last n_red % VEC elements of a row, after its last whole vector, go one by one to the
+ * first split's lanes.  With gridDim.y > 1 each block takes a share of every row of its
  * outputs; partials are [output][split]. */
 template <class Op, typename In, typename Out, typename I, typename S, int NIN, int VEC>
 __device__ __forceinline__ void
@@ -249,6 +250,9 @@ cuarr_reduce_rows(const Op &op, const In *in0, Out *out, typename Op::acc_t *par
         for (int e = 0; e < VEC; ++e)
           cuarr_red_add(op, acc[0], op.map1(a.v[e], o, v * VEC + e));
       }
+      if (split == 0)
+        for (I j = nv * VEC + threadIdx.x; j < L.n_red; j += blockDim.x)
+          cuarr_red_add(op, acc[0], op.map1(in0[koff[0] + (S)j], o, j));
     } else {
       cuarr_red_scalar_loop(op, acc[0], L, koff, o, split * blockDim.x + threadIdx.x, step);
     }

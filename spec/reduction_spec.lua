@@ -610,6 +610,13 @@ describe("sizes that are no multiple of a block", function()
         v[n] = -5
         a = xp.array(v, "int32")
         assert.are.equal(n, a:argmin():item(), "argmin at the end")
+        -- a tie between an element of the last, partial vector and one before it: the first
+        v[n], v[2] = 6000, 6000
+        a = xp.array(v, "int32")
+        assert.are.equal(2, a:argmax():item(), "tie with the end")
+        local f = xp.array(v, "float32")
+        f[n] = 0 / 0
+        assert.are.equal(n, f:argmax():item(), "NaN at the end")
       end
     end)
 

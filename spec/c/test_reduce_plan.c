@@ -82,7 +82,14 @@ static void test_full_reduction(void) {
   big[0] = (1ll << 31) + 100;
   a = array_of(CUARR_INT8, 1, big, 0);
   ok = describe(&a, 1, &p);
-  CHECK(ok && p.wide && p.vec == 1, "a length that is not a multiple of the vector: element-wise");
+  CHECK(ok && p.wide && p.vec == 16,
+        "a length that is not a multiple of the vector: vectors, the tail one by one");
+
+  int64_t odd[2] = {300, 501};
+  a = array_of(CUARR_FLOAT32, 2, odd, 0);
+  ok = describe(&a, 2, &p);
+  CHECK(ok && p.variant == CUARR_RED_ROWS && p.vec == 1,
+        "rows of 501 float32: the second row starts off a vector, so element-wise");
 }
 
 static void test_axes(void) {

@@ -43,7 +43,8 @@ cuarr_array *push_array(lua_State *L, int base_idx) {
   if (base_idx) base_idx = lua_absindex(L, base_idx);
   cuarr_array *a = lua_newuserdatauv(L, sizeof *a, 1);
   memset(a, 0, sizeof *a);
-  luaL_setmetatable(L, CUARR_ARRAY_MT);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &array_mt_key); /* luaL_setmetatable without the name's hash */
+  lua_setmetatable(L, -2);
   if (base_idx) {
     /* The base of a view is the array that owns the data, as in NumPy. */
     lua_getiuservalue(L, base_idx, 1);
@@ -77,7 +78,8 @@ void check_on_current_device(lua_State *L, lstate *S, const cuarr_array *a) {
 
 /* __gc and __close: drop this array's reference.  Idempotent. */
 static int array_release(lua_State *L) {
-  cuarr_array *a = luaL_checkudata(L, 1, CUARR_ARRAY_MT);
+  cuarr_array *a = to_array(L, 1);
+  if (!a) return luaL_typeerror(L, 1, CUARR_ARRAY_MT);
   cuarr_array_release(a);
   return 0;
 }

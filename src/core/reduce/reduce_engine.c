@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "array/shape_format.h"
+#include "kernel/function_table.h"
 #include "kernel/util.h"
 #include "reduce/reduce_engine.h"
 
@@ -47,80 +48,31 @@ typedef struct red_key {
 
 static size_t key_bytes(const red_key *k) { return offsetof(red_key, op) + 4 * (size_t)k->n_in; }
 
-typedef struct entry {
-  uint64_t hash;
-  red_key key;
-  CUfunction f;
-} entry;
-
-typedef struct cache {
-  pthread_mutex_t lock;
-  entry *entries;
-  int n, cap;
-} cache;
-
+/* The program's compiled variants (kernel/function_table.c), made on first use. */
 static pthread_mutex_t caches_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static cuarr_status cache_of(cuarr_red_program *p, cache **out) {
-  cache *c = __atomic_load_n((cache **)&p->cache, __ATOMIC_ACQUIRE);
-  if (!c) {
+static cuarr_status cache_of(cuarr_red_program *p, cuarr_function_table **out) {
+  cuarr_function_table *t = __atomic_load_n((cuarr_function_table **)&p->cache, __ATOMIC_ACQUIRE);
+  if (!t) {
     pthread_mutex_lock(&caches_lock);
-    c = p->cache;
-    if (!c) {
-      c = calloc(1, sizeof *c);
-      if (c) {
-        pthread_mutex_init(&c->lock, NULL);
-        __atomic_store_n((cache **)&p->cache, c, __ATOMIC_RELEASE);
-      }
+    t = p->cache;
+    if (!t) {
+      t = cuarr_function_table_new();
+      if (t)
+        __atomic_store_n((cuarr_function_table **)&p->cache, t, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&caches_lock);
-    if (!c)
+    if (!t)
       return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel cache");
   }
-  *out = c;
+  *out = t;
   return CUARR_OK;
 }
 
-static CUfunction cache_find(cache *c, const red_key *k, uint64_t h) {
-  CUfunction f = NULL;
-  pthread_mutex_lock(&c->lock);
-  for (int i = 0; i < c->n && !f; i++)
-    if (c->entries[i].hash == h && memcmp(&c->entries[i].key, k, key_bytes(k)) == 0)
-      f = c->entries[i].f;
-  pthread_mutex_unlock(&c->lock);
-  return f;
-}
-
-static cuarr_status cache_add(cache *c, const red_key *k, uint64_t h, CUfunction f) {
-  cuarr_status s = CUARR_OK;
-  pthread_mutex_lock(&c->lock);
-  if (c->n == c->cap) {
-    int cap = c->cap ? 2 * c->cap : 16;
-    entry *e = realloc(c->entries, (size_t)cap * sizeof *e);
-    if (e) {
-      c->entries = e;
-      c->cap = cap;
-    } else {
-      s = cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel cache");
-    }
-  }
-  if (s == CUARR_OK) {
-    entry *e = &c->entries[c->n++];
-    e->hash = h;
-    memcpy(&e->key, k, key_bytes(k));
-    e->f = f;
-  }
-  pthread_mutex_unlock(&c->lock);
-  return s;
-}
-
 void cuarr_red_program_release(cuarr_red_program *p) {
-  cache *c = p ? p->cache : NULL;
-  if (!c)
+  if (!p)
     return;
-  pthread_mutex_destroy(&c->lock);
-  free(c->entries);
-  free(c);
+  cuarr_function_table_free(p->cache);
   p->cache = NULL;
 }
 
@@ -186,9 +138,9 @@ static unsigned pow2_at_least(int64_t n, unsigned most) {
 static bool aligned(const char *p, int64_t bytes) { return (uintptr_t)p % (uintptr_t)bytes == 0; }
 
 /* Rows vectors: one array input (scalars and raw arrays aside), one reduced axis of stride 1, rows
- * aligned for v elements. */
+ * aligned for v elements (any length: the kernel takes a row's last n_red % v one by one). */
 static bool rows_vectorise(const plan *p, int v) {
-  if (p->n_slots != 1 || v < 2 || p->ndr != 1 || p->sr[0][0] != 1 || p->n_red % v != 0 ||
+  if (p->n_slots != 1 || v < 2 || p->ndr != 1 || p->sr[0][0] != 1 ||
       !aligned(p->data[0], v * p->itemsize[0]))
     return false;
   for (int d = 0; d < p->ndo; d++)
@@ -444,11 +396,11 @@ static void fill_key(red_key *key, int device, const plan *p, int variant, int n
   }
 }
 
-static cuarr_status kernel_for(cache *c, int device, cuarr_red_program *program, int n_in,
-                               const cuarr_red_operand *in, const cuarr_red_types *types,
+static cuarr_status kernel_for(cuarr_function_table *c, int device, cuarr_red_program *program,
+                               int n_in, const cuarr_red_operand *in, const cuarr_red_types *types,
                                cuarr_dtype out_storage, const red_key *key, CUfunction *out) {
   uint64_t h = cuarr_hash_bytes(CUARR_HASH_SEED, key, key_bytes(key));
-  CUfunction f = cache_find(c, key, h);
+  CUfunction f = cuarr_function_table_find(c, key, key_bytes(key), h);
   if (f) {
     *out = f;
     return CUARR_OK;
@@ -475,7 +427,7 @@ static cuarr_status kernel_for(cache *c, int device, cuarr_red_program *program,
   free(source);
   free(name);
   if (s == CUARR_OK)
-    s = cache_add(c, key, h, f);
+    s = cuarr_function_table_add(c, key, key_bytes(key), h, f);
   if (s == CUARR_OK)
     *out = f;
   return s;
@@ -561,7 +513,7 @@ cuarr_status cuarr_red_launch(cuarr_context *ctx, int device, cuarr_red_program 
   CUARR_TRY(check_inputs(program, device, n_in, in, out, axes, full));
   CUstream stream = NULL;
   CUARR_TRY(cuarr_ctx_stream_for(ctx, device, &stream));
-  cache *c = NULL;
+  cuarr_function_table *c = NULL;
   CUARR_TRY(cache_of(program, &c));
   unsigned sms = 1;
   CUARR_TRY(multiprocessors(device, &sms));

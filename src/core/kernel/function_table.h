@@ -1,0 +1,31 @@
+/*
+ * function_table.h -- a program's compiled kernels, found by key without locks: what the
+ * elementwise and reduction launchers look up on every call.  Private to src/core/.
+ *
+ * Keys are byte strings (a launcher's fixed struct, zero-filled, its first `bytes` meaningful)
+ * with a hash the caller computes.  Lookups load atomic slots and take no lock; additions (on
+ * a miss, after a compile) take the table's mutex.
+ */
+#ifndef CUARR_FUNCTION_TABLE_H
+#define CUARR_FUNCTION_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+typedef struct cuarr_function_table cuarr_function_table;
+
+/* A new, empty table; NULL when out of host memory. */
+cuarr_function_table *cuarr_function_table_new(void);
+/* Frees the table and its entries (no lookup may be running). */
+void cuarr_function_table_free(cuarr_function_table *t);
+/* The function stored under key, or NULL. */
+CUfunction cuarr_function_table_find(cuarr_function_table *t, const void *key, size_t bytes,
+                                     uint64_t hash);
+/* Stores f under key (a key already there keeps its function: two threads compiled the same
+ * kernel); CUARR_OUT_OF_MEMORY when the table cannot grow. */
+cuarr_status cuarr_function_table_add(cuarr_function_table *t, const void *key, size_t bytes,
+                                      uint64_t hash, CUfunction f);
+
+#endif
