@@ -25,6 +25,14 @@ cuarr_array *to_array(lua_State *L, int idx) {
   return is_array ? p : NULL;
 }
 
+cuarr_array *to_state_array(lua_State *L, const lstate *S, int idx) {
+  void *p = lua_touserdata(L, idx);
+  if (!p || !lua_getmetatable(L, idx)) return NULL;
+  bool is_array = lua_topointer(L, -1) == S->array_mt;
+  lua_pop(L, 1);
+  return is_array ? p : NULL;
+}
+
 cuarr_array *check_live(lua_State *L, cuarr_array *a) {
   if (!a->buf) cuarr_lua_error(L, CUARR_VALUE_ERROR, "array has been closed");
   LTRY(L, cuarr_array_check_live(a));
@@ -213,6 +221,7 @@ void cuarr_lua_open_ndarray(lua_State *L) {
    * own (printing, ...) to it */
   cuarr_lua_new_class(L, state_idx, CUARR_ARRAY_MT, lifetime_methods, array_index, meta);
   luaL_getmetatable(L, CUARR_ARRAY_MT);
+  ((lstate *)lua_touserdata(L, state_idx))->array_mt = lua_topointer(L, -1);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &array_mt_key);
   cuarr_lua_add_methods(L, state_idx, CUARR_ARRAY_MT, cuarr_shape_methods);
   cuarr_lua_add_methods(L, state_idx, CUARR_ARRAY_MT, cuarr_transfer_methods);

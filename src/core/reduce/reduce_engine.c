@@ -184,7 +184,7 @@ static cuarr_status multiprocessors(int device, unsigned *out) {
 static void plan_grid(plan *p, unsigned target_blocks) {
   int64_t work, per_split_min = 16;
   if (p->variant == CUARR_RED_ROWS) {
-    work = p->n_red / p->vec; /* items along a row */
+    work = (p->n_red + p->vec - 1) / p->vec; /* items along a row (a partial vector too) */
     p->bx = pow2_at_least(work, THREADS);
     p->by = THREADS / p->bx;
     p->gx = (unsigned)((p->n_out + p->by - 1) / p->by);

@@ -57,10 +57,12 @@ static bool kernel_path(int device, CUfunction *f) {
   if (*f)
     return true;
   /* Two threads missing at once both ask the compile service, which hands both the same
-   * kernel.  A failure (no NVRTC) leaves the path closed for this device. */
+   * kernel.  Without NVRTC the path stays closed for this device; other failures (out of
+   * memory) only for this call. */
   if (cuarr_kernel_get(device, cuarr_kernel_source_read_back_cu, "cuarr_read_back", NULL, 0, f) !=
       CUARR_OK) {
-    atomic_store_explicit(&usable[device], 1, memory_order_relaxed);
+    if (cuarr_load_nvrtc() != CUARR_OK)
+      atomic_store_explicit(&usable[device], 1, memory_order_relaxed);
     return false;
   }
   atomic_store_explicit(&kernels[device], *f, memory_order_release);
@@ -109,15 +111,22 @@ cuarr_status cuarr_read_back(int device, CUstream stream, void *dst, const void 
   CUdeviceptr from = (CUdeviceptr)src, to = (CUdeviceptr)host, at = (CUdeviceptr)flag;
   unsigned count = (unsigned)n;
   void *args[] = {&from, &to, &count, &at, &tag};
-  cuarr_status s = cuarr_launch(f, 1, 256, 0, stream, args);
-  if (s == CUARR_OK)
-    s = wait_flag(stream, flag, tag);
+  if (cuarr_launch(f, 1, 256, 0, stream, args) != CUARR_OK) {
+    /* Nothing was queued: the copy engine may still manage (and reports a broken context
+     * itself). */
+    cuarr_pool_free(pool, b, NULL);
+    return CUARR_NOT_AVAILABLE;
+  }
+  cuarr_status s = wait_flag(stream, flag, tag);
   /* The stream finished without the flag (a driver that runs no kernels): the bytes are not
    * known to be there, so the caller reads them with the copy engine after all. */
   if (s == CUARR_OK && __atomic_load_n(flag, __ATOMIC_ACQUIRE) != tag)
     s = CUARR_NOT_AVAILABLE;
   if (s == CUARR_OK)
     memcpy(dst, host, n);
-  cuarr_pool_free(pool, b, NULL); /* nothing on the device touches it any more */
+  /* A wait that failed (a capture error, say) may leave the kernel queued, still to write into
+   * the block: it is then leaked rather than handed to someone else. */
+  if (s == CUARR_OK || s == CUARR_NOT_AVAILABLE)
+    cuarr_pool_free(pool, b, NULL);
   return s;
 }
