@@ -12,8 +12,14 @@
 
 #include "binding.h"
 
-/* Step the GC after this much device memory has been allocated. */
-enum { GC_STEP_BYTES = 256 << 20 };
+/* Step the GC after this much device memory has been allocated, counting every allocation as
+ * at least GC_MIN_BYTES: Lua sees a few hundred bytes per array, so without a floor a loop of
+ * small temporaries piles up thousands of unfinalized arrays between collections, and every one
+ * past the pool's free blocks is a new cuMemAlloc.  With the floor a step comes at least every
+ * 1024 arrays; under tools/fake_cuda, 120 000 `c = a + b` of 1000 float32 in six rounds made
+ * 7501 cuMemAllocs without it and 1029 with it (the pool stops growing after the first rounds),
+ * 1.03 -> 0.65 us an op (generational GC; incremental: 0.80 -> 0.61). */
+enum { GC_STEP_BYTES = 256 << 20, GC_MIN_BYTES = 256 << 10 };
 
 lstate *lstate_new(lua_State *L) {
   lstate *S = lua_newuserdatauv(L, sizeof *S, 0);
@@ -51,7 +57,7 @@ cuarr_context *lstate_context(lstate *S, int device) {
 }
 
 void lstate_account(lua_State *L, lstate *S, size_t nbytes) {
-  S->since_gc += nbytes;
+  S->since_gc += nbytes < GC_MIN_BYTES ? GC_MIN_BYTES : nbytes;
   if (S->since_gc >= GC_STEP_BYTES) {
     size_t kb = S->since_gc / 1024;
     S->since_gc = 0;
