@@ -30,9 +30,10 @@ enum {
   SPIN_NS = 200000                   /* busy-waiting at most this long */
 };
 
-/* Per device: 0 not known yet, 1 the kernel path is unavailable, 2 available (unified
- * addressing), then the kernel once compiled. */
 enum { MAX_DEVICES = 64 }; /* devices past this take the copy engine */
+
+/* Per device: 0 not known yet, 1 the kernel path is unavailable, 2 available (unified
+ * addressing); then the kernel once compiled. */
 static atomic_int usable[MAX_DEVICES];
 static _Atomic(CUfunction) kernels[MAX_DEVICES];
 static atomic_uint next_tag;
