@@ -94,8 +94,6 @@ bool cuarr_lua_get_method(lua_State *L, const char *cls, const char **key);
 /* ---- ndarray.c */
 cuarr_array *check_array(lua_State *L, int idx); /* a live array, or raise */
 cuarr_array *to_array(lua_State *L, int idx);
-/* to_array for the per-op paths: the metatable compared by address with S's, no lookup. */
-cuarr_array *to_state_array(lua_State *L, const lstate *S, int idx);
 cuarr_array *check_live(lua_State *L, cuarr_array *a); /* a itself, unless closed or freed */    /* an array userdata (maybe closed/freed), else NULL */
 /* Push a new array userdata, zeroed (no buffer): fill it in place, so the GC owns it even if
  * an error is raised halfway.  base_idx: the stack index of the array it views, or 0. */

@@ -116,7 +116,7 @@ static void read_options(lua_State *L, const cuarr_array *a, const char *fn, boo
 
 /* The array to reduce, checked to be live and where the work can run. */
 static cuarr_array *input(lua_State *L, lstate *S, const char *fn) {
-  cuarr_array *a = to_state_array(L, S, 1);
+  cuarr_array *a = to_array(L, 1);
   if (!a)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #1 must be an array, got %s", fn,
                     luaL_typename(L, 1));

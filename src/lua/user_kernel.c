@@ -49,8 +49,9 @@ int kernel_name_and_opts(lua_State *L, int idx, const char **name) {
 
 void read_kernel_input(lua_State *L, lstate *S, int j, cuarr_ew_arg *in) {
   int idx = j + 2;
-  if (to_array(L, idx)) {
-    in->array = check_array(L, idx);
+  cuarr_array *a = to_array(L, idx);
+  if (a) {
+    in->array = check_live(L, a);
     in->weak = false;
     check_on_current_device(L, S, in->array);
   } else {

@@ -20,7 +20,7 @@ mkdir -p "$OUT"
 # that cannot be faked) and crashes.  Without the soname its dlopen fails, as on a machine
 # without a driver, and NVRTC compiles on its own.
 $CC -O2 -g $WARN -shared -fPIC -fvisibility=hidden \
-  -I"$CUDA_HOME/include" -o "$OUT/libcuda.so.1" tools/fake_cuda/fake_cuda.c
+  -Isrc -Isrc/core -I"$CUDA_HOME/include" -o "$OUT/libcuda.so.1" tools/fake_cuda/fake_cuda.c
 $CC -O2 $WARN -Isrc -Isrc/core -I"$CUDA_HOME/include" \
   -o "$OUT/check_exports" tools/fake_cuda/check_exports.c -ldl
 "$OUT/check_exports" "$OUT/libcuda.so.1"

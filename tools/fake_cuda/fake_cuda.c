@@ -16,7 +16,7 @@
  * FAKE_CUDA_COUNT=1 in the environment counts the calls to each entry point and prints the
  * counts on stderr at exit.
  */
-#include <cuda.h>
+#include "cuda/driver.h" /* cuda.h, and the list of entry points */
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -29,61 +29,12 @@
 
 /* ---------------------------------------------------------------- call counting */
 
-/* The entry points, as driver.h spells them (token pasting and # see the unrenamed names). */
-#define FAKE_FUNCTIONS(X)                                                                          \
-  X(cuInit)                                                                                        \
-  X(cuDriverGetVersion)                                                                            \
-  X(cuGetErrorName)                                                                                \
-  X(cuGetErrorString)                                                                              \
-  X(cuDeviceGet)                                                                                   \
-  X(cuDeviceGetCount)                                                                              \
-  X(cuDeviceGetName)                                                                               \
-  X(cuDeviceGetAttribute)                                                                          \
-  X(cuDeviceTotalMem)                                                                              \
-  X(cuDeviceGetPCIBusId)                                                                           \
-  X(cuDeviceCanAccessPeer)                                                                         \
-  X(cuDevicePrimaryCtxRetain)                                                                      \
-  X(cuDevicePrimaryCtxRelease)                                                                     \
-  X(cuCtxSetCurrent)                                                                               \
-  X(cuCtxGetCurrent)                                                                               \
-  X(cuCtxSynchronize)                                                                              \
-  X(cuCtxEnablePeerAccess)                                                                         \
-  X(cuCtxGetStreamPriorityRange)                                                                   \
-  X(cuMemGetInfo)                                                                                  \
-  X(cuMemAlloc)                                                                                    \
-  X(cuMemFree)                                                                                     \
-  X(cuMemHostAlloc)                                                                                \
-  X(cuMemFreeHost)                                                                                 \
-  X(cuMemHostRegister)                                                                             \
-  X(cuMemHostUnregister)                                                                           \
-  X(cuMemcpyHtoDAsync)                                                                             \
-  X(cuMemcpyDtoHAsync)                                                                             \
-  X(cuMemcpyDtoDAsync)                                                                             \
-  X(cuMemcpyPeerAsync)                                                                             \
-  X(cuMemsetD8Async)                                                                               \
-  X(cuStreamCreateWithPriority)                                                                    \
-  X(cuStreamDestroy)                                                                               \
-  X(cuStreamSynchronize)                                                                           \
-  X(cuStreamQuery)                                                                                 \
-  X(cuStreamWaitEvent)                                                                             \
-  X(cuEventCreate)                                                                                 \
-  X(cuEventDestroy)                                                                                \
-  X(cuEventRecord)                                                                                 \
-  X(cuEventSynchronize)                                                                            \
-  X(cuEventQuery)                                                                                  \
-  X(cuEventElapsedTime)                                                                            \
-  X(cuModuleLoadData)                                                                              \
-  X(cuModuleUnload)                                                                                \
-  X(cuModuleGetFunction)                                                                           \
-  X(cuModuleGetGlobal)                                                                             \
-  X(cuFuncSetAttribute)                                                                            \
-  X(cuLaunchKernel)                                                                                \
-  X(cuLaunchKernelEx)
-
+/* The entry points: driver.h's own list, which check_exports.c holds the fake to (token pasting
+ * and # see the unrenamed names: cuMemAlloc, not cuMemAlloc_v2). */
 #define FAKE_ENUM_(f) FAKE_##f,
 #define FAKE_NAME_(f) #f,
-enum { FAKE_FUNCTIONS(FAKE_ENUM_) FAKE_N_FUNCTIONS };
-static const char *const fake_names[FAKE_N_FUNCTIONS] = {FAKE_FUNCTIONS(FAKE_NAME_)};
+enum { CUARR_DRIVER_FUNCTIONS(FAKE_ENUM_) FAKE_N_FUNCTIONS };
+static const char *const fake_names[FAKE_N_FUNCTIONS] = {CUARR_DRIVER_FUNCTIONS(FAKE_NAME_)};
 
 static bool counting; /* set once, before any call, by the constructor */
 static atomic_ulong fake_counts[FAKE_N_FUNCTIONS];
