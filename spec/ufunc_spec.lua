@@ -489,6 +489,51 @@ describe("outputs", function()
       A.check_equal(values(x), { 15.0, 14.0, 13.0, 12.0, 11.0 }, "x reversed into itself")
     end)
 
+    b.it("contiguous views one element apart: the output does not see its own writes", function()
+      -- All operands contiguous and of one shape (the short path on the device), yet the
+      -- output is the input moved by one element, both ways, for 4- and 8-byte dtypes, and
+      -- at lengths around a vector and a block.
+      for _, dt in ipairs({ "float32", "int64" }) do
+        for _, n in ipairs({ 2, 5, 257, 1030 }) do
+          local base = {}
+          for k = 1, n + 1 do base[k] = dt == "int64" and k or k + 0.0 end
+          local x = array(xp, base, dt)
+          local ones = xp.ones(n, dt)
+          xp.add(x[{ { 1, n } }], ones, x[{ { 2, n + 1 } }]) -- x[k + 1] = x[k] + 1, old x
+          local want = { base[1] }
+          for k = 2, n + 1 do want[k] = base[k] end
+          A.check_equal(values(x), want, dt .. " forward, n = " .. n)
+          x = array(xp, base, dt)
+          xp.subtract(x[{ { 2, n + 1 } }], ones, x[{ { 1, n } }]) -- x[k] = x[k + 1] - 1
+          A.check_equal(values(x), base, dt .. " backward, n = " .. n)
+          x = array(xp, base, dt)
+          xp.multiply(x[{ { 2, n + 1 } }], x[{ { 1, n } }], x[{ { 1, n } }])
+          want = {}
+          for k = 1, n do want[k] = base[k] * base[k + 1] end
+          want[n + 1] = base[n + 1]
+          A.check_equal(values(x), want, dt .. " one input in place, the other shifted, n = " .. n)
+        end
+      end
+    end)
+
+    b.it("one call with outputs of several dtypes, then one it cannot cast to", function()
+      local x = array(xp, { 1.5, 2.5, 3.5 }, "float32")
+      for _, dt in ipairs({ "float32", "float64", "float16", "float32" }) do
+        local o = xp.zeros(3, dt)
+        local r = xp.add(x, x, o)
+        assert.is_true(rawequal(r, o))
+        A.check_equal(values(o), { 3.0, 5.0, 7.0 }, "into " .. dt)
+        A.check_equal(xp.add(x, x).dtype, "float32", "allocated after " .. dt)
+      end
+      local i = xp.full(3, 9, "int32")
+      H.raises("TypeError", xp.add, x, x, i)
+      A.check_equal(values(i), { 9, 9, 9 }, "untouched")
+      local gone = array(xp, { 1.0, 2.0, 3.0 }, "float32")
+      gone:free()
+      H.raises("ValueError", xp.add, x, gone)
+      H.raises("ValueError", xp.add, x, x, gone)
+    end)
+
     b.it("inputs broadcast to a larger output, whose dtype may differ by kind", function()
       local x = array(xp, { 1.0, 2.0, 3.0 }, "float32")
       local o = xp.zeros({ 2, 3 }, "float64")

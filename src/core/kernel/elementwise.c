@@ -658,3 +658,36 @@ cuarr_status cuarr_ew_launch(cuarr_context *ctx, int device, cuarr_ew_program *p
                          count);
   return launch_checked(cache, device, stream, program, n, ops, n_slots, lead, ndim, shape, count);
 }
+
+/* ---------------------------------------------------------------- flat launches */
+
+cuarr_status cuarr_ew_flat_kernel(int device, cuarr_ew_program *program, int n,
+                                  const cuarr_ew_operand *ops, int vec, cuarr_ew_flat *out) {
+  if (n < 1 || n > CUARR_EW_MAX_OPERANDS)
+    return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s: %d operands", program->name, n);
+  cuarr_ew_cache *cache;
+  CUARR_TRY(cuarr_ew_cache_of(program, &cache));
+  slot slots[CUARR_EW_MAX_OPERANDS] = {{0}}; /* no splats */
+  plan p = {.n_slots = n, .slots = slots, .ndim = 1, .layout = CUARR_EW_CONTIG, .vec = vec};
+  cuarr_ew_key key;
+  fill_key(&key, device, &p, n, ops);
+  CUARR_TRY(kernel_for(device, cache, program, ops, &key, &out->function));
+  CUARR_TRY(cuarr_ew_max_blocks(device, &out->max_blocks));
+  out->vec = vec;
+  return CUARR_OK;
+}
+
+cuarr_status cuarr_ew_flat_launch(int device, const cuarr_ew_flat *k, CUstream stream, int n,
+                                  const CUdeviceptr *ptrs, int64_t count) {
+  void *params[CUARR_EW_MAX_OPERANDS + 1];
+  for (int i = 0; i < n; i++)
+    params[i] = (void *)&ptrs[i];
+  uint32_t n32 = (uint32_t)count; /* the contiguous kernels' element count, 32-bit indexing */
+  params[n] = &n32;
+  plan p;
+  p.n = count;
+  p.vec = k->vec;
+  p.layout = CUARR_EW_CONTIG;
+  return cuarr_launch_dependent(device, k->function, grid_for(&p, k->max_blocks),
+                                CUARR_EW_THREADS, 0, stream, params);
+}

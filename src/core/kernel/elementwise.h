@@ -76,4 +76,27 @@ enum {
 /* Free a program's cache of compiled variants (the modules stay loaded). */
 void cuarr_ew_program_release(cuarr_ew_program *program);
 
+/* ---- elementwise.c: flat launches */
+
+/* Elements per vector access for array operands of these itemsizes: 16 bytes' worth of the
+ * widest. */
+int cuarr_ew_vector_width(size_t max_itemsize);
+
+/* A kernel for operands that are all arrays, C-contiguous, of one shape and fewer than 2^31
+ * elements (one axis of stride 1, 32-bit indexing), with the grid cap it is launched under. */
+typedef struct cuarr_ew_flat {
+  CUfunction function;
+  int vec; /* elements per vector access (1: element by element) */
+  unsigned max_blocks;
+} cuarr_ew_flat;
+/* The kernel cuarr_ew_launch would run for such operands (found in the program's cache or
+ * compiled); vec must be what it would choose: cuarr_ew_vector_width of the widest itemsize
+ * when every pointer is aligned to that many elements, else 1. */
+cuarr_status cuarr_ew_flat_kernel(int device, cuarr_ew_program *program, int n,
+                                  const cuarr_ew_operand *ops, int vec, cuarr_ew_flat *out);
+/* Launch it over `count` elements (1 <= count <= INT32_MAX) of the n operands at ptrs (the
+ * device must be current). */
+cuarr_status cuarr_ew_flat_launch(int device, const cuarr_ew_flat *k, CUstream stream, int n,
+                                  const CUdeviceptr *ptrs, int64_t count);
+
 #endif

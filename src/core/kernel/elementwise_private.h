@@ -61,9 +61,6 @@ static inline size_t cuarr_ew_key_bytes(const cuarr_ew_key *k) {
  * malloc'd; NULL on failure). */
 cuarr_status cuarr_ew_key_source(const cuarr_ew_program *program, const cuarr_ew_operand *ops,
                                  const cuarr_ew_key *key, char **source, char **kernel_name);
-/* Elements per vector access for array operands of these itemsizes: 16 bytes' worth of the
- * widest. */
-int cuarr_ew_vector_width(size_t max_itemsize);
 /* Whether `text` uses the identifier `i` (outside comments and literals); whether the
  * preprocessor lines of a preamble do (a macro the operation expands may use it). */
 bool cuarr_ew_uses_index(const char *text);

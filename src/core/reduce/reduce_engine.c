@@ -221,9 +221,45 @@ static bool element_strides(const cuarr_array *a, int ndim, const int64_t *shape
   return ok;
 }
 
+/* The layout plan_layout finds, the short way, for the commonest reduction (a:sum(), a:max()):
+ * one input, an array, C-contiguous and aligned, reduced over every axis -- one row of n_red
+ * elements, stride 1, into one output.  false: not that case. */
+static bool plan_one_row(plan *p, int n_in, const cuarr_red_operand *in, const cuarr_array *out,
+                         uint64_t axes) {
+  if (n_in != 1 || !in[0].array || in[0].raw)
+    return false;
+  const cuarr_array *a = in[0].array;
+  int ndim = out->ndim;
+  uint64_t all = ndim >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << ndim) - 1;
+  if (a->ndim != ndim || (axes & all) != all || !cuarr_array_is_c_contiguous(a))
+    return false;
+  int64_t n = cuarr_array_size(a), size = (int64_t)cuarr_dtype_size(a->dtype);
+  char *data = cuarr_array_data(a), *out_data = cuarr_array_data(out);
+  int64_t out_size = (int64_t)cuarr_dtype_size(out->dtype);
+  if (n < 2 || n > INT32_MAX || (uintptr_t)data % (uintptr_t)size != 0 ||
+      (uintptr_t)out_data % (uintptr_t)out_size != 0)
+    return false;
+  p->n_slots = 1;
+  p->data[0] = data;
+  p->itemsize[0] = size;
+  p->data[1] = out_data;
+  p->itemsize[1] = out_size;
+  p->ndo = p->ndr = 1;
+  p->shape_o[0] = 1;
+  p->so[0][0] = p->so[1][0] = 0;
+  p->shape_r[0] = n;
+  p->sr[0][0] = 1;
+  p->n_out = 1;
+  p->n_red = n;
+  p->wide = false;
+  return true;
+}
+
 static cuarr_status plan_layout(plan *p, const cuarr_red_program *program, int n_in,
                                 const cuarr_red_operand *in, const cuarr_array *out, uint64_t axes,
                                 const int64_t *full) {
+  if (plan_one_row(p, n_in, in, out, axes))
+    return CUARR_OK;
   int ndim = out->ndim;
   int64_t st[MAX_SLOTS + 1][CUARR_MAXDIM];
   p->n_slots = 0;
@@ -533,7 +569,8 @@ cuarr_status cuarr_red_launch(cuarr_context *ctx, int device, cuarr_red_program 
   fill_key(&key, device, &p, p.variant, n_in, in, types, out->dtype);
   CUARR_TRY(kernel_for(c, device, program, n_in, in, types, out->dtype, &key, &f));
   /* Split reductions: the partials, then a zeroed counter per column of blocks. */
-  cuarr_array partial = {0};
+  cuarr_array partial;
+  partial.buf = NULL; /* all that is read of it without splits (not a 0.5 KB memset a call) */
   CUdeviceptr counters = 0;
   if (p.splits > 1) {
     int64_t bytes = (p.n_out * (int64_t)p.splits * (int64_t)types->acc_size + 15) & ~(int64_t)15;

@@ -165,15 +165,20 @@ static void run_host(const cuarr_uf_resolved *r, int nin, const cuarr_ew_arg *ar
   cuarr_uf_host_run(r, nin, ops, res->ndim, res->shape);
 }
 
-static cuarr_status run_device(cuarr_context *ctx, int device, const cuarr_uf_resolved *r, int nin,
-                               const cuarr_ew_arg *args, const cuarr_array *res) {
+void cuarr_uf_device_operands(const cuarr_uf_resolved *r, int nin, const cuarr_ew_arg *args,
+                              const cuarr_array *res, cuarr_ew_operand *ops) {
   static const char *const names[3] = {"in0", "in1", "in2"};
-  cuarr_ew_operand ops[4];
   for (int i = 0; i < nin; i++) {
     ops[i] = (cuarr_ew_operand){
         .array = args[i].array, .scalar = r->scalar[i], .var_dtype = r->in[i], .name = names[i]};
   }
   ops[nin] = (cuarr_ew_operand){.array = res, .var_dtype = r->out, .name = "out0", .output = true};
+}
+
+static cuarr_status run_device(cuarr_context *ctx, int device, const cuarr_uf_resolved *r, int nin,
+                               const cuarr_ew_arg *args, const cuarr_array *res) {
+  cuarr_ew_operand ops[4];
+  cuarr_uf_device_operands(r, nin, args, res, ops);
   return cuarr_ew_launch(ctx, device, r->device, nin + 1, ops, -1);
 }
 
@@ -182,6 +187,9 @@ cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int devi
                               cuarr_array *out) {
   if (!u || !in || !out)
     return cuarr_fail(CUARR_VALUE_ERROR, "cuarr_ufunc_call: no ufunc, inputs or output");
+  cuarr_status flat;
+  if (device != CUARR_HOST && cuarr_uf_flat_call(ctx, u, device, in, out, &flat))
+    return flat;
   const int nin = u->nin;
   const bool given = out->buf != NULL;
   for (int i = 0; i < nin; i++) {

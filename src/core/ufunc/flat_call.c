@@ -1,0 +1,179 @@
+/*
+ * flat_call.c -- the short way through a device ufunc call whose operands are all arrays,
+ * C-contiguous and of one shape (`a + b`, `cuarr.add(a, b, c)`, `cuarr.exp(x)`).
+ *
+ * With nothing to broadcast, reorder or collapse, the loop, the kernel and its grid depend
+ * only on the ufunc, the dtypes and whether the pointers suit 16-byte vectors.  Those are
+ * decided once by the same functions the general path uses (cuarr_uf_resolve, the elementwise
+ * engine's kernel cache) and remembered per thread; a repeated call checks its operands, takes
+ * its output, packs the pointers and launches.  Every other call -- a scalar operand,
+ * broadcasting, a view, an output that overlaps an input elsewhere than in place, 2^31
+ * elements or more, anything that fails a check -- goes the general way (call.c), which also
+ * words every error.
+ */
+#include <string.h>
+
+#include "ufunc/ufunc.h"
+
+/* Remembered decisions: direct-mapped, per thread (no locks); a collision costs a lookup in
+ * the elementwise engine's cache. */
+enum { MEMO_SLOTS = 64, NO_OUT = 0xff };
+
+typedef struct memo {
+  const cuarr_ufunc *u; /* NULL: empty */
+  int device;
+  uint8_t in[3]; /* the inputs' dtypes */
+  uint8_t out;   /* a given output's dtype, or NO_OUT */
+  cuarr_uf_resolved r;
+  int64_t itemsize[4];     /* the inputs', then the output's */
+  uint64_t misaligned[4];  /* address bits that rule out 16-byte vectors, per operand */
+  int vec;                 /* elements per vector */
+  cuarr_ew_flat kernel[2]; /* [0] element by element, [1] in vectors; function NULL until used */
+} memo;
+
+static _Thread_local memo memos[MEMO_SLOTS];
+
+/* Live, on the device, of shape (ndim, shape), C-contiguous with this itemsize (NumPy's rule:
+ * axes of extent 1 may have any stride). */
+static bool flat_operand(const cuarr_array *a, int device, int ndim, const int64_t *shape) {
+  if (!a->buf || !a->buf->ptr || a->buf->device != device || a->ndim != ndim)
+    return false;
+  int64_t expected = (int64_t)cuarr_dtype_size(a->dtype);
+  for (int d = ndim - 1; d >= 0; d--) {
+    if (a->shape[d] != shape[d])
+      return false;
+    if (shape[d] != 1 && a->strides[d] != expected)
+      return false;
+    expected *= shape[d];
+  }
+  return true;
+}
+
+static CUdeviceptr data_of(const cuarr_array *a) { /* a is live */
+  return (CUdeviceptr)((char *)a->buf->ptr + a->offset);
+}
+
+/* An output written where an input is read is fine when both are the same elements (each is
+ * read before it is written, by the same thread); any other overlap needs the general path's
+ * staging copy. */
+static bool clashes(const cuarr_array *out, const cuarr_array *in, int64_t n) {
+  CUdeviceptr o = data_of(out), i = data_of(in);
+  int64_t osize = (int64_t)cuarr_dtype_size(out->dtype),
+          isize = (int64_t)cuarr_dtype_size(in->dtype);
+  if (o == i && osize == isize)
+    return false;
+  return o < i + (CUdeviceptr)(n * isize) && i < o + (CUdeviceptr)(n * osize);
+}
+
+/* The remembered decisions for this call, made on a miss; NULL when the call has no flat
+ * loop to take (the general path then resolves again and reports). */
+static memo *memo_for(memo *table, const cuarr_ufunc *u, int device, const cuarr_ew_arg *in,
+                      const cuarr_array *given) {
+  const int nin = u->nin;
+  uint8_t key_in[3] = {0, 0, 0};
+  for (int i = 0; i < nin; i++)
+    key_in[i] = (uint8_t)in[i].array->dtype;
+  uint8_t key_out = given ? (uint8_t)given->dtype : NO_OUT;
+  size_t h = ((uintptr_t)u >> 4) * 31u + (size_t)device * 7u + key_in[0] * 131u + key_in[1] * 17u +
+             key_in[2] * 5u + key_out;
+  memo *m = &table[h % MEMO_SLOTS];
+  if (m->u == u && m->device == device && m->in[0] == key_in[0] && m->in[1] == key_in[1] &&
+      m->in[2] == key_in[2] && m->out == key_out)
+    return m;
+  cuarr_uf_resolved r;
+  /* Arrays only: no weak scalar, so the default float dtype does not matter. */
+  if (cuarr_uf_resolve(u, in, CUARR_FLOAT64, &r) != CUARR_OK || !r.device)
+    return NULL;
+  if (given && !cuarr_uf_can_cast_same_kind(r.out, given->dtype))
+    return NULL;
+  *m = (memo){.u = u, .device = device, .out = key_out, .r = r};
+  memcpy(m->in, key_in, 3);
+  int64_t widest = 0;
+  for (int i = 0; i <= nin; i++) {
+    cuarr_dtype d = i < nin ? in[i].array->dtype : given ? given->dtype : r.out;
+    m->itemsize[i] = (int64_t)cuarr_dtype_size(d);
+    widest = m->itemsize[i] > widest ? m->itemsize[i] : widest;
+  }
+  m->vec = cuarr_ew_vector_width((size_t)widest);
+  for (int i = 0; i <= nin; i++)
+    m->misaligned[i] = (uint64_t)(m->vec * m->itemsize[i]) - 1;
+  return m;
+}
+
+/* The kernel for the operands' alignment: vectors when every pointer allows them. */
+static cuarr_status kernel_for(memo *m, int device, int nin, const cuarr_ew_arg *in,
+                               const cuarr_array *res, const CUdeviceptr *ptrs,
+                               const cuarr_ew_flat **out) {
+  uint64_t bits = 0;
+  for (int i = 0; i <= nin; i++)
+    bits |= ptrs[i] & m->misaligned[i];
+  bool vectors = m->vec > 1 && bits == 0;
+  cuarr_ew_flat *k = &m->kernel[vectors];
+  if (!k->function) {
+    cuarr_ew_operand ops[4];
+    cuarr_uf_device_operands(&m->r, nin, in, res, ops);
+    CUARR_TRY(cuarr_ew_flat_kernel(device, m->r.device, nin + 1, ops, vectors ? m->vec : 1, k));
+  }
+  *out = k;
+  return CUARR_OK;
+}
+
+bool cuarr_uf_flat_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
+                        const cuarr_ew_arg *in, cuarr_array *out, cuarr_status *status) {
+  const int nin = u->nin;
+  const cuarr_array *first = in[0].array;
+  if (!first)
+    return false;
+  const int ndim = first->ndim;
+  const int64_t *shape = first->shape;
+  int64_t n = 1;
+  for (int d = 0; d < ndim; d++)
+    n *= shape[d]; /* no overflow: a live array's byte size fits in int64 */
+  if (n < 1 || n > INT32_MAX)
+    return false;
+  for (int i = 0; i < nin; i++)
+    if (!in[i].array || !flat_operand(in[i].array, device, ndim, shape))
+      return false;
+  const bool given = out->buf != NULL;
+  if (given) {
+    if (!flat_operand(out, device, ndim, shape))
+      return false;
+    for (int i = 0; i < nin; i++)
+      if (clashes(out, in[i].array, n))
+        return false;
+  }
+  memo *m = memo_for(memos, u, device, in, given ? out : NULL);
+  if (!m)
+    return false;
+
+  /* Decided: from here on the call is this path's, and so are its errors. */
+  CUstream stream;
+  cuarr_status s = cuarr_ctx_stream_for(ctx, device, &stream);
+  if (s != CUARR_OK)
+    return *status = s, true;
+  cuarr_array fresh;
+  const cuarr_array *res = out;
+  if (!given) {
+    s = cuarr_array_empty(device, m->r.out, ndim, shape, false, stream, cuarr_ctx_reclaim(ctx),
+                          &fresh);
+    if (s != CUARR_OK)
+      return *status = s, true;
+    res = &fresh;
+  }
+  CUdeviceptr ptrs[4];
+  for (int i = 0; i < nin; i++)
+    ptrs[i] = data_of(in[i].array);
+  ptrs[nin] = data_of(res);
+  const cuarr_ew_flat *k;
+  s = kernel_for(m, device, nin, in, res, ptrs, &k);
+  if (s == CUARR_OK)
+    s = cuarr_device_activate(device);
+  if (s == CUARR_OK)
+    s = cuarr_ew_flat_launch(device, k, stream, nin + 1, ptrs, n);
+  if (!given && s == CUARR_OK)
+    *out = fresh;
+  else if (!given)
+    cuarr_array_release(&fresh);
+  *status = s;
+  return true;
+}
