@@ -72,7 +72,9 @@ end
 -- The machine's own figures, which no cuarr code takes part in.
 local MACHINE_ROWS = {
   {label = "D2D copy 1 GiB (r+w)", unit = "GB/s", ceiling = "d2d_copy_GBps"},
-  {label = "launch (20000 back2back)", unit = "us", ceiling = "launch_us"},
+  {label = "launch, plain", unit = "us", ceiling = "launch_plain_us"},
+  {label = "launch, dependent (PDL)", unit = "us", ceiling = "launch_dependent_us"},
+  {label = "launch floor (the lower)", unit = "us", ceiling = "launch_us"},
   {label = "launch + synchronize", unit = "us", ceiling = "launch_sync_us"},
 }
 

@@ -57,7 +57,7 @@ cuarr_status cuarr_kernel_get(int device, const char *source, const char *kernel
 /* cuLaunchKernel with the status checked. */
 /* Launch as a programmatic dependent of the work before it on the stream (Hopper and newer):
  * the kernel may be scheduled while its predecessor finishes, so it must begin with
- * `griddepcontrol.wait` (CUARR_DEPENDENT_WAIT in generated code) before touching memory.
+ * `griddepcontrol.wait` before touching memory (the elementwise, reduction and scan kernels do).
  * Falls back to a plain launch on older devices. */
 cuarr_status cuarr_launch_dependent(int device, CUfunction f, unsigned grid, unsigned block,
                                     unsigned shared_bytes, CUstream stream, void **args);
