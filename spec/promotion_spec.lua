@@ -165,6 +165,38 @@ describe("type promotion", function()
       A.check_equal(values(xp.array({ 0, -1 }, "uint64"):gt(-1)), { true, true }, "uint64 > -1")
     end)
 
+    b.it("a Lua number's value is read on every call, in range or out of it", function()
+      -- The same call kind over and over (the device remembers its decisions per kind):
+      -- in-range integers, then ones past the dtype, then in range again.
+      local u8 = xp.array({ 0, 7, 255 }, "uint8")
+      for round = 1, 3 do
+        A.check_equal(values(u8 + 3), { 3, 10, 2 }, "uint8 + 3, round " .. round)
+        A.check_equal(values(u8:lt(7)), { true, false, false }, "uint8 < 7, round " .. round)
+        H.raises("ValueError", function() return u8 + 300 end)
+        A.check_equal(values(u8:lt(300)), { true, true, true }, "uint8 < 300, round " .. round)
+        A.check_equal(values(u8:ge(-1)), { true, true, true }, "uint8 >= -1, round " .. round)
+        A.check_equal(values(xp.clip(u8, 1, 200)), { 1, 7, 200 }, "clip in range")
+        A.check_equal(values(xp.clip(u8, -5, 999)), { 0, 7, 255 }, "clip beyond the range")
+        A.check_equal(values(u8 * 2.5), { 0.0, 17.5, 637.5 }, "uint8 * 2.5, round " .. round)
+        A.check_equal(values(2 - u8:astype("int16")), { 2, -5, -253 }, "2 - int16")
+      end
+    end)
+
+    b.it("a Lua float beside integers follows the default float dtype as it changes", function()
+      local i = xp.array({ 1, 2 }, "int32")
+      local before = cuarr.get_default_dtype and cuarr.get_default_dtype() or "float64"
+      local ok, err = pcall(function()
+        for _, dt in ipairs({ "float64", "float32", "float64", "float32" }) do
+          cuarr.set_default_dtype(dt)
+          local r = i * 0.5
+          assert.are.equal(dt, r.dtype)
+          A.check_equal(values(r), { 0.5, 1.0 }, "int32 * 0.5 as " .. dt)
+        end
+      end)
+      cuarr.set_default_dtype(before)
+      assert(ok, err)
+    end)
+
     b.it("int64 and uint64 arrays compare by value", function()
       local i = xp.array({ -1, 5, math.maxinteger, math.mininteger }, "int64")
       local u = xp.array({ U63, 5, math.maxinteger, 0 }, "uint64")

@@ -188,7 +188,7 @@ cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int devi
   if (!u || !in || !out)
     return cuarr_fail(CUARR_VALUE_ERROR, "cuarr_ufunc_call: no ufunc, inputs or output");
   cuarr_status flat;
-  if (device != CUARR_HOST && cuarr_uf_flat_call(ctx, u, device, in, out, &flat))
+  if (device != CUARR_HOST && cuarr_uf_flat_call(ctx, u, device, in, weak_float_dtype, out, &flat))
     return flat;
   const int nin = u->nin;
   const bool given = out->buf != NULL;

@@ -1,15 +1,17 @@
 /*
- * flat_call.c -- the short way through a device ufunc call whose operands are all arrays,
- * C-contiguous and of one shape (`a + b`, `cuarr.add(a, b, c)`, `cuarr.exp(x)`).
+ * flat_call.c -- the short way through a device ufunc call whose array operands are all
+ * C-contiguous and of one shape, the others Lua numbers (`a + b`, `cuarr.add(a, b, c)`,
+ * `cuarr.exp(x)`, `a * 2`).
  *
  * With nothing to broadcast, reorder or collapse, the loop, the kernel and its grid depend
- * only on the ufunc, the dtypes and whether the pointers suit 16-byte vectors.  Those are
- * decided once by the same functions the general path uses (cuarr_uf_resolve, the elementwise
- * engine's kernel cache) and remembered per thread; a repeated call checks its operands, takes
- * its output, packs the pointers and launches.  Every other call -- a scalar operand,
- * broadcasting, a view, an output that overlaps an input elsewhere than in place, 2^31
- * elements or more, anything that fails a check -- goes the general way (call.c), which also
- * words every error.
+ * only on the ufunc, the dtypes (a Lua number's kind) and whether the pointers suit 16-byte
+ * vectors.  Those are decided once by the same functions the general path uses
+ * (cuarr_uf_resolve, the elementwise engine's kernel cache) and remembered per thread; a
+ * repeated call checks its operands, takes its output, packs the pointers and scalars and
+ * launches.  A Lua integer's value matters only when it falls outside its loop's integer
+ * dtype (uint8 + 300, uint8 < 300): such a call, like every other one -- broadcasting, a view,
+ * an output that overlaps an input elsewhere than in place, 2^31 elements or more, anything
+ * that fails a check -- goes the general way (call.c), which also words every error.
  */
 #include <string.h>
 
@@ -17,15 +19,16 @@
 
 /* Remembered decisions: direct-mapped, per thread (no locks); a collision costs a lookup in
  * the elementwise engine's cache. */
-enum { MEMO_SLOTS = 64, NO_OUT = 0xff };
+enum { MEMO_SLOTS = 64, NO_OUT = 0xff, SCALAR = 0x40 };
 
 typedef struct memo {
   const cuarr_ufunc *u; /* NULL: empty */
   int device;
-  uint8_t in[3]; /* the inputs' dtypes */
-  uint8_t out;   /* a given output's dtype, or NO_OUT */
+  uint8_t in[3];      /* the inputs' dtypes; SCALAR | the dtype of a Lua number's kind */
+  uint8_t out;        /* a given output's dtype, or NO_OUT */
+  uint8_t weak_float; /* the dtype a Lua float becomes beside integers */
   cuarr_uf_resolved r;
-  int64_t itemsize[4];     /* the inputs', then the output's */
+  int64_t itemsize[4];     /* the array inputs', then the output's (0: a scalar) */
   uint64_t misaligned[4];  /* address bits that rule out 16-byte vectors, per operand */
   int vec;                 /* elements per vector */
   cuarr_ew_flat kernel[2]; /* [0] element by element, [1] in vectors; function NULL until used */
@@ -65,38 +68,52 @@ static bool clashes(const cuarr_array *out, const cuarr_array *in, int64_t n) {
   return o < i + (CUdeviceptr)(n * isize) && i < o + (CUdeviceptr)(n * osize);
 }
 
+/* A Lua integer that its loop's integer dtype cannot hold changes the call (an error, or a
+ * comparison decided by the range): not for this path. */
+static bool scalars_fit(const cuarr_uf_resolved *r, int nin, const cuarr_ew_arg *in) {
+  for (int i = 0; i < nin; i++) {
+    const cuarr_ew_arg *a = &in[i];
+    if (!a->array && cuarr_dtype_is_integer(a->scalar.dtype) && cuarr_dtype_is_integer(r->in[i]) &&
+        cuarr_uf_int_side(a->scalar, r->in[i]) != 0)
+      return false;
+  }
+  return true;
+}
+
 /* The remembered decisions for this call, made on a miss; NULL when the call has no flat
  * loop to take (the general path then resolves again and reports). */
 static memo *memo_for(memo *table, const cuarr_ufunc *u, int device, const cuarr_ew_arg *in,
-                      const cuarr_array *given) {
+                      cuarr_dtype weak_float, const cuarr_array *given) {
   const int nin = u->nin;
   uint8_t key_in[3] = {0, 0, 0};
   for (int i = 0; i < nin; i++)
-    key_in[i] = (uint8_t)in[i].array->dtype;
+    key_in[i] = in[i].array ? (uint8_t)in[i].array->dtype : (uint8_t)(SCALAR | in[i].scalar.dtype);
   uint8_t key_out = given ? (uint8_t)given->dtype : NO_OUT;
   size_t h = ((uintptr_t)u >> 4) * 31u + (size_t)device * 7u + key_in[0] * 131u + key_in[1] * 17u +
              key_in[2] * 5u + key_out;
   memo *m = &table[h % MEMO_SLOTS];
   if (m->u == u && m->device == device && m->in[0] == key_in[0] && m->in[1] == key_in[1] &&
-      m->in[2] == key_in[2] && m->out == key_out)
+      m->in[2] == key_in[2] && m->out == key_out && m->weak_float == (uint8_t)weak_float)
     return m;
   cuarr_uf_resolved r;
-  /* Arrays only: no weak scalar, so the default float dtype does not matter. */
-  if (cuarr_uf_resolve(u, in, CUARR_FLOAT64, &r) != CUARR_OK || !r.device)
+  if (cuarr_uf_resolve(u, in, weak_float, &r) != CUARR_OK || !r.device || r.u != u ||
+      !scalars_fit(&r, nin, in))
     return NULL;
   if (given && !cuarr_uf_can_cast_same_kind(r.out, given->dtype))
     return NULL;
-  *m = (memo){.u = u, .device = device, .out = key_out, .r = r};
+  *m = (memo){.u = u, .device = device, .out = key_out, .weak_float = (uint8_t)weak_float, .r = r};
   memcpy(m->in, key_in, 3);
   int64_t widest = 0;
   for (int i = 0; i <= nin; i++) {
+    if (i < nin && !in[i].array)
+      continue; /* a scalar: passed by value, not in the layout */
     cuarr_dtype d = i < nin ? in[i].array->dtype : given ? given->dtype : r.out;
     m->itemsize[i] = (int64_t)cuarr_dtype_size(d);
     widest = m->itemsize[i] > widest ? m->itemsize[i] : widest;
   }
   m->vec = cuarr_ew_vector_width((size_t)widest);
   for (int i = 0; i <= nin; i++)
-    m->misaligned[i] = (uint64_t)(m->vec * m->itemsize[i]) - 1;
+    m->misaligned[i] = m->itemsize[i] ? (uint64_t)(m->vec * m->itemsize[i]) - 1 : 0;
   return m;
 }
 
@@ -119,9 +136,12 @@ static cuarr_status kernel_for(memo *m, int device, int nin, const cuarr_ew_arg 
 }
 
 bool cuarr_uf_flat_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
-                        const cuarr_ew_arg *in, cuarr_array *out, cuarr_status *status) {
+                        const cuarr_ew_arg *in, cuarr_dtype weak_float_dtype, cuarr_array *out,
+                        cuarr_status *status) {
   const int nin = u->nin;
-  const cuarr_array *first = in[0].array;
+  const cuarr_array *first = NULL;
+  for (int i = 0; i < nin && !first; i++)
+    first = in[i].array;
   if (!first)
     return false;
   const int ndim = first->ndim;
@@ -131,19 +151,20 @@ bool cuarr_uf_flat_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
     n *= shape[d]; /* no overflow: a live array's byte size fits in int64 */
   if (n < 1 || n > INT32_MAX)
     return false;
-  for (int i = 0; i < nin; i++)
-    if (!in[i].array || !flat_operand(in[i].array, device, ndim, shape))
+  for (int i = 0; i < nin; i++) {
+    if (in[i].array ? !flat_operand(in[i].array, device, ndim, shape) : !in[i].weak)
       return false;
+  }
   const bool given = out->buf != NULL;
   if (given) {
     if (!flat_operand(out, device, ndim, shape))
       return false;
     for (int i = 0; i < nin; i++)
-      if (clashes(out, in[i].array, n))
+      if (in[i].array && clashes(out, in[i].array, n))
         return false;
   }
-  memo *m = memo_for(memos, u, device, in, given ? out : NULL);
-  if (!m)
+  memo *m = memo_for(memos, u, device, in, weak_float_dtype, given ? out : NULL);
+  if (!m || !scalars_fit(&m->r, nin, in))
     return false;
 
   /* Decided: from here on the call is this path's, and so are its errors. */
@@ -160,9 +181,18 @@ bool cuarr_uf_flat_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
       return *status = s, true;
     res = &fresh;
   }
+  /* The kernel's parameters: an array's address, or a scalar converted to its loop dtype (in
+   * the low bytes of the 8, as the general path passes it). */
   CUdeviceptr ptrs[4];
-  for (int i = 0; i < nin; i++)
-    ptrs[i] = data_of(in[i].array);
+  for (int i = 0; i < nin; i++) {
+    if (in[i].array) {
+      ptrs[i] = data_of(in[i].array);
+    } else {
+      uint64_t bits = 0;
+      cuarr_scalar_store(in[i].scalar, m->r.in[i], &bits);
+      ptrs[i] = bits;
+    }
+  }
   ptrs[nin] = data_of(res);
   const cuarr_ew_flat *k;
   s = kernel_for(m, device, nin, in, res, ptrs, &k);

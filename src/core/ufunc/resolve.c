@@ -23,8 +23,8 @@
  *
  * Everything here is table lookups and a dozen comparisons: it runs on every call.
  */
-#include <string.h>
 #include "ufunc/ufunc.h"
+#include <string.h>
 
 static const cuarr_dtype search_order[CUARR_NDTYPES] = {
     CUARR_BOOL,   CUARR_INT8,  CUARR_UINT8,  CUARR_INT16,   CUARR_UINT16,  CUARR_INT32,
@@ -190,8 +190,7 @@ static cuarr_status choose_loop(const cuarr_ufunc *u, const cuarr_ew_arg *in,
 
 /* ---- step 3 */
 
-/* -1 below the integer dtype's range, +1 above it, 0 inside. */
-static int out_of_range(cuarr_scalar s, cuarr_dtype d) {
+int cuarr_uf_int_side(cuarr_scalar s, cuarr_dtype d) {
   int bits = (int)cuarr_dtype_size(d) * 8;
   if (cuarr_dtype_is_signed(d)) {
     int64_t lo = bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1)), hi = -(lo + 1);
@@ -319,7 +318,7 @@ cuarr_status cuarr_uf_resolve(const cuarr_ufunc *u, const cuarr_ew_arg *in,
     cuarr_scalar s = in[i].scalar;
     cuarr_dtype d = r->in[i];
     if (is_weak(&in[i]) && cuarr_dtype_is_integer(s.dtype) && cuarr_dtype_is_integer(d)) {
-      int side = out_of_range(s, d);
+      int side = cuarr_uf_int_side(s, d);
       if (side != 0)
         CUARR_TRY(weak_out_of_range(u, i, &s, side, r));
     }

@@ -190,6 +190,8 @@ typedef struct cuarr_uf_resolved {
 
 cuarr_status cuarr_uf_resolve(const cuarr_ufunc *u, const cuarr_ew_arg *in,
                               cuarr_dtype weak_float_dtype, cuarr_uf_resolved *r);
+/* An integer scalar against an integer dtype's range: -1 below it, +1 above, 0 inside. */
+int cuarr_uf_int_side(cuarr_scalar s, cuarr_dtype d);
 
 /* ---- call.c */
 /* The device kernel's operands for a resolved call: in0, in1, in2 (arrays or the converted
@@ -198,11 +200,13 @@ void cuarr_uf_device_operands(const cuarr_uf_resolved *r, int nin, const cuarr_e
                               const cuarr_array *res, cuarr_ew_operand *ops);
 
 /* ---- flat_call.c */
-/* cuarr_ufunc_call's short way for a device call whose inputs are all arrays, C-contiguous and
- * of one shape, like a given output (see flat_call.c).  false: not such a call, nothing done
- * (the general path takes it); true: done, with the call's status in *status. */
+/* cuarr_ufunc_call's short way for a device call whose array inputs (one at least; the rest Lua
+ * numbers) are C-contiguous and of one shape, like a given output (see flat_call.c).  false: not
+ * such a call, nothing done (the general path takes it); true: done, with the call's status in
+ * *status. */
 bool cuarr_uf_flat_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
-                        const cuarr_ew_arg *in, cuarr_array *out, cuarr_status *status);
+                        const cuarr_ew_arg *in, cuarr_dtype weak_float_dtype, cuarr_array *out,
+                        cuarr_status *status);
 
 /* ---- host_loop.c */
 /* An operand of a host loop: data of dtype `dtype`, with strides already broadcast to the
