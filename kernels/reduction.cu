@@ -176,13 +176,15 @@ template <typename T, int V> struct alignas(sizeof(T) * V) cuarr_red_vec { T v[V
 
 /* Split reductions: each block of a column of blocks (one blockIdx.x, gridDim.y of them)
  * stored its partial results; the last of them to get here finishes.  Its partials were made
- * visible by the fence before the count (CUDA's threadfence reduction). */
+ * visible by the fence before the count (CUDA's threadfence reduction).  The count wraps to 0
+ * as the last block arrives (atomicInc), which leaves the counters zeroed for the next
+ * reduction on the stream (src/core/reduce/split_counters.c). */
 __device__ __forceinline__ bool cuarr_red_last_block(unsigned int *counters) {
   __shared__ bool last;
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0 && threadIdx.y == 0)
-    last = atomicAdd(&counters[blockIdx.x], 1u) == gridDim.y - 1;
+    last = atomicInc(&counters[blockIdx.x], gridDim.y - 1) == gridDim.y - 1;
   __syncthreads();
   if (last)
     __threadfence();

@@ -999,6 +999,46 @@ end)
 -- ---------------------------------------------------------------- device-only sizes
 
 describe("large device reductions", function()
+  H.gpu_it("split reductions back to back, on the null stream and on two others", function()
+    -- Split reductions keep one set of arrival counters per stream, zeroed by the kernels
+    -- themselves: a counter left wrong would show as a wrong or missing result later on.
+    local n = 1000003
+    local x = cuarr.arange(n, "float64") % 7 -- 0..6 repeated: an exact float64 sum
+    local m = cuarr.arange(4 * 250007, "int32"):reshape(4, 250007) % 5
+    local want = 0.0
+    for k = 0, n - 1 do want = want + k % 7 end
+    local rows = {}
+    for r = 1, 4 do
+      local s = 0
+      for k = 0, 250006 do s = s + ((r - 1) * 250007 + k) % 5 end
+      rows[r] = s
+    end
+    local s1, s2 = cuarr.Stream { non_blocking = true }, cuarr.Stream()
+    local function check(label)
+      for round = 1, 20 do
+        local a, b, c = x:sum(), m:sum(2), x:max()
+        local big = x[{ { 1, n - round } }]:sum() -- a grid that differs each round
+        assert.are.equal(want, a:item(), label .. " sum, round " .. round)
+        A.check_equal(b:totable(), rows, label .. " row sums, round " .. round)
+        assert.are.equal(6.0, c:item(), label .. " max, round " .. round)
+        local tail = 0.0
+        for k = n - round, n - 1 do tail = tail + k % 7 end
+        assert.are.equal(want - tail, big:item(), label .. " prefix sum, round " .. round)
+      end
+    end
+    check("null stream")
+    cuarr.with_stream(s1, check, "stream 1")
+    cuarr.with_stream(s2, check, "stream 2")
+    -- interleaved: each stream queues its sums before any is read
+    local r1 = cuarr.with_stream(s1, function() return x:sum() end)
+    local r2 = cuarr.with_stream(s2, function() return m:sum(2) end)
+    local r0 = x:sum()
+    cuarr.synchronize()
+    assert.are.equal(want, r1:item())
+    A.check_equal(r2:totable(), rows, "interleaved row sums")
+    assert.are.equal(want, r0:item())
+  end)
+
   H.gpu_it("a float32 sum of 2^28 values within 1e-6 of the float64 sum", function()
     local n = 1 << 28
     local i = cuarr.arange(n, "float64")

@@ -11,7 +11,7 @@
  *    the outputs; vectors of up to 4 outputs when they are contiguous);
  *  - when the outputs are too few to give every multiprocessor work, the reduced range is
  *    split over gridDim.y blocks, and the last block of each column finishes the partial
- *    results (one launch, after a memset of the counters).
+ *    results (one launch; the arrival counters stay zeroed per stream, split_counters.c).
  * 32-bit indexing when every count and offset fits, 64-bit beyond.
  *
  * A call that finds its kernel builds no text and allocates nothing from the host heap (the
@@ -568,19 +568,28 @@ cuarr_status cuarr_red_launch(cuarr_context *ctx, int device, cuarr_red_program 
   CUfunction f;
   fill_key(&key, device, &p, p.variant, n_in, in, types, out->dtype);
   CUARR_TRY(kernel_for(c, device, program, n_in, in, types, out->dtype, &key, &f));
-  /* Split reductions: the partials, then a zeroed counter per column of blocks. */
+  /* Split reductions: the partials, and a zeroed counter per column of blocks -- the stream's
+   * own (split_counters.c), or, when there is no room for one more stream, counters after the
+   * partials, zeroed here. */
   cuarr_array partial;
   partial.buf = NULL; /* all that is read of it without splits (not a 0.5 KB memset a call) */
   CUdeviceptr counters = 0;
+  bool zero_counters = false;
   if (p.splits > 1) {
+    cuarr_status c =
+        cuarr_red_split_counters(device, stream, (size_t)sms * BLOCKS_PER_SM, &counters);
+    if (c != CUARR_OK && c != CUARR_NOT_AVAILABLE)
+      return c;
+    zero_counters = c == CUARR_NOT_AVAILABLE || p.gx > sms * BLOCKS_PER_SM;
     int64_t bytes = (p.n_out * (int64_t)p.splits * (int64_t)types->acc_size + 15) & ~(int64_t)15;
-    int64_t total = bytes + 4 * (int64_t)p.gx;
+    int64_t total = bytes + (zero_counters ? 4 * (int64_t)p.gx : 0);
     CUARR_TRY(cuarr_array_empty(device, CUARR_UINT8, 1, &total, false, stream,
                                 cuarr_ctx_reclaim(ctx), &partial));
-    counters = (CUdeviceptr)(uintptr_t)cuarr_array_data(&partial) + (CUdeviceptr)bytes;
+    if (zero_counters)
+      counters = (CUdeviceptr)(uintptr_t)cuarr_array_data(&partial) + (CUdeviceptr)bytes;
   }
   cuarr_status s = CUARR_OK;
-  if (counters)
+  if (zero_counters)
     s = cuarr_cu_check(cuarr_cu.cuMemsetD8Async(counters, 0, 4 * (size_t)p.gx, stream),
                        "cuMemsetD8Async");
   args a;

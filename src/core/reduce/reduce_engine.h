@@ -77,6 +77,13 @@ char *cuarr_red_source(const cuarr_red_program *program, int n_in, const cuarr_r
 char *cuarr_red_prelude(void);
 
 void cuarr_red_program_release(cuarr_red_program *program);
+/* ---- split_counters.c */
+/* `count` zeroed arrival counters for split reductions on (device, stream), kept zero between
+ * reductions by the kernels themselves (see split_counters.c).  The device must be current.
+ * CUARR_NOT_AVAILABLE when there is no room for another stream (the caller then zeroes
+ * counters of its own); other errors are the driver's. */
+cuarr_status cuarr_red_split_counters(int device, CUstream stream, size_t count,
+                                      CUdeviceptr *out);
 
 /* What cuarr_red_launch would choose for these operands on a GPU of `multiprocessors`
  * multiprocessors, without launching (for the C tests: no GPU needed; the arrays need a

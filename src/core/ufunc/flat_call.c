@@ -37,11 +37,14 @@ typedef struct memo {
 static _Thread_local memo memos[MEMO_SLOTS];
 
 /* Live, on the device, of shape (ndim, shape), C-contiguous with this itemsize (NumPy's rule:
- * axes of extent 1 may have any stride). */
+ * axes of extent 1 may have any stride), its data aligned to the itemsize (the general path
+ * refuses the rest, which only the C API can make). */
 static bool flat_operand(const cuarr_array *a, int device, int ndim, const int64_t *shape) {
   if (!a->buf || !a->buf->ptr || a->buf->device != device || a->ndim != ndim)
     return false;
   int64_t expected = (int64_t)cuarr_dtype_size(a->dtype);
+  if (((uintptr_t)a->buf->ptr + (uint64_t)a->offset) % (uint64_t)expected != 0)
+    return false;
   for (int d = ndim - 1; d >= 0; d--) {
     if (a->shape[d] != shape[d])
       return false;
@@ -152,7 +155,9 @@ bool cuarr_uf_flat_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
   if (n < 1 || n > INT32_MAX)
     return false;
   for (int i = 0; i < nin; i++) {
-    if (in[i].array ? !flat_operand(in[i].array, device, ndim, shape) : !in[i].weak)
+    const cuarr_ew_arg *a = &in[i];
+    if (a->array ? !flat_operand(a->array, device, ndim, shape)
+                 : !a->weak || (unsigned)a->scalar.dtype >= CUARR_NDTYPES)
       return false;
   }
   const bool given = out->buf != NULL;
@@ -163,9 +168,12 @@ bool cuarr_uf_flat_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
       if (in[i].array && clashes(out, in[i].array, n))
         return false;
   }
-  memo *m = memo_for(memos, u, device, in, weak_float_dtype, given ? out : NULL);
-  if (!m || !scalars_fit(&m->r, nin, in))
+  memo *slot = memo_for(memos, u, device, in, weak_float_dtype, given ? out : NULL);
+  if (!slot || !scalars_fit(&slot->r, nin, in))
     return false;
+  /* A copy: allocating may run Lua finalizers (the pool's reclaim), whose own ufunc calls may
+   * take this thread's slot for another key. */
+  memo snapshot = *slot, *m = &snapshot;
 
   /* Decided: from here on the call is this path's, and so are its errors. */
   CUstream stream;
@@ -196,6 +204,9 @@ bool cuarr_uf_flat_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
   ptrs[nin] = data_of(res);
   const cuarr_ew_flat *k;
   s = kernel_for(m, device, nin, in, res, ptrs, &k);
+  if (s == CUARR_OK && slot->u == m->u && slot->device == m->device &&
+      memcmp(slot->in, m->in, 3) == 0 && slot->out == m->out && slot->weak_float == m->weak_float)
+    memcpy(slot->kernel, m->kernel, sizeof slot->kernel); /* a kernel found on the way */
   if (s == CUARR_OK)
     s = cuarr_device_activate(device);
   if (s == CUARR_OK)
