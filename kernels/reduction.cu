@@ -174,6 +174,20 @@ __device__ __forceinline__ void cuarr_red_block_y(const Op &op, cuarr_red_acc<Op
 
 template <typename T, int V> struct alignas(sizeof(T) * V) cuarr_red_vec { T v[V]; };
 
+/* The next kernel on the stream (a programmatic dependent, which waits for this one to finish
+ * before touching memory) may be scheduled from here on: called when a block's loads are done.
+ * Not when the grid is split and has more blocks than the GPU has multiprocessors: the next
+ * kernel's blocks would then fill the machine, waiting, beside the blocks that finish the
+ * split columns, and slow them (it is let in as this grid's blocks exit anyway). */
+__device__ __forceinline__ void cuarr_red_let_next_in() {
+#if __CUDA_ARCH__ >= 900
+  unsigned sms;
+  asm("mov.u32 %0, %%nsmid;" : "=r"(sms));
+  if (gridDim.y == 1 || gridDim.x * gridDim.y <= sms)
+    asm volatile("griddepcontrol.launch_dependents;");
+#endif
+}
+
 /* Split reductions: each block of a column of blocks (one blockIdx.x, gridDim.y of them)
  * stored its partial results; the last of them to get here finishes.  Its partials were made
  * visible by the fence before the count (CUDA's threadfence reduction).  The count wraps to 0
@@ -259,6 +273,7 @@ cuarr_reduce_rows(const Op &op, const In *in0, Out *out, typename Op::acc_t *par
       cuarr_red_scalar_loop(op, acc[0], L, koff, o, split * blockDim.x + threadIdx.x, step);
     }
   }
+  cuarr_red_let_next_in();
   cuarr_red_block_x(op, acc);
   if (splits > 1) {
     if (threadIdx.x == 0 && o < L.n_out)
@@ -323,6 +338,7 @@ cuarr_reduce_cols(const Op &op, const In *in0, Out *out, typename Op::acc_t *par
       cuarr_red_scalar_loop(op, acc[0], L, koff, o, j, step);
     }
   }
+  cuarr_red_let_next_in();
   cuarr_red_block_y(op, acc);
   if (splits > 1) {
     if (threadIdx.y == 0 && o < L.n_out) {

