@@ -17,8 +17,23 @@ lkernel *new_kernel_object(lua_State *L, const char *mt) {
   return k;
 }
 
+/* The userdata at idx when its metatable is mt (by address, as to_array: no registry lookup
+ * on every call), else NULL. */
+static lkernel *to_kernel_object(lua_State *L, int idx, const char *mt) {
+  const lstate *S = STATE(L);
+  const void *want = NULL;
+  for (int i = 0; S && i < 2 && !want; i++)
+    if (S->kernel_mt_name[i] && (S->kernel_mt_name[i] == mt || !strcmp(S->kernel_mt_name[i], mt)))
+      want = S->kernel_mt[i];
+  lkernel *k = lua_touserdata(L, idx);
+  if (!want || !k || !lua_getmetatable(L, idx)) return NULL;
+  bool same = lua_topointer(L, -1) == want;
+  lua_pop(L, 1);
+  return same ? k : NULL;
+}
+
 lkernel *check_kernel_object(lua_State *L, int idx, const char *mt, const char *what) {
-  lkernel *k = luaL_testudata(L, idx, mt);
+  lkernel *k = to_kernel_object(L, idx, mt);
   if (!k)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be %s, got %s", idx, what,
                     luaL_typename(L, idx));
@@ -78,6 +93,14 @@ int kernel_field(lua_State *L, const char *mt, int nin, int nout) {
 void open_kernel_metatable(lua_State *L, int state_idx, const char *mt, lua_CFunction call,
                            lua_CFunction gc, lua_CFunction index) {
   luaL_newmetatable(L, mt);
+  lstate *S = lua_touserdata(L, state_idx);
+  for (int i = 0; i < 2; i++) {
+    if (!S->kernel_mt_name[i] || !strcmp(S->kernel_mt_name[i], mt)) {
+      S->kernel_mt_name[i] = mt;
+      S->kernel_mt[i] = lua_topointer(L, -1);
+      break;
+    }
+  }
   const luaL_Reg meta[] = {{"__call", call}, {"__gc", gc}, {"__close", gc},
                            {"__index", index}, {NULL, NULL}};
   lua_pushvalue(L, state_idx);

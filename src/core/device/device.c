@@ -43,14 +43,25 @@ static cuarr_status count_locked(void) {
   return CUARR_OK;
 }
 
+/* n_devices once counted, for callers that check a device on every operation without the
+ * lock; -1 before. */
+static int counted = -1;
+
 cuarr_status cuarr_device_count(int *count) {
+  int known = __atomic_load_n(&counted, __ATOMIC_ACQUIRE);
+  if (known >= 0) {
+    *count = known;
+    return CUARR_OK;
+  }
   CUARR_TRY(cuarr_load_driver());
   pthread_mutex_lock(&devices_lock);
   cuarr_status s = count_locked();
   int n = n_devices;
   pthread_mutex_unlock(&devices_lock);
-  if (s == CUARR_OK)
+  if (s == CUARR_OK) {
+    __atomic_store_n(&counted, n, __ATOMIC_RELEASE);
     *count = n;
+  }
   return s;
 }
 

@@ -143,14 +143,14 @@ static int kind_of(cuarr_dtype d) {
 }
 
 void cuarr_kp_binding_init(cuarr_kp_binding *b) {
-  for (int c = 0; c < 256; c++)
+  for (int c = 0; c < 64; c++)
     b->dtype[c] = b->scalar_dtype[c] = b->rank[c] = -1;
 }
 
 cuarr_status cuarr_kp_bind_array(const cuarr_kparam *p, const cuarr_array *a, cuarr_kp_binding *b) {
-  int want = p->dtype >= 0 ? p->dtype : b->dtype[(unsigned char)p->placeholder[0]];
+  int want = p->dtype >= 0 ? p->dtype : b->dtype[cuarr_kp_slot(p)];
   if (want < 0) {
-    b->dtype[(unsigned char)p->placeholder[0]] = (int)a->dtype;
+    b->dtype[cuarr_kp_slot(p)] = (int)a->dtype;
     return CUARR_OK;
   }
   if (want == (int)a->dtype)
@@ -169,7 +169,7 @@ cuarr_status cuarr_kp_bind_types(const char *kernel, const cuarr_kparam *params,
                                  const cuarr_ew_arg *in, cuarr_dtype weak_float,
                                  cuarr_kp_binding *b, cuarr_dtype *types) {
   for (int j = 0; j < nin; j++) {
-    unsigned char c = (unsigned char)params[j].placeholder[0];
+    unsigned c = cuarr_kp_slot(&params[j]);
     if (in[j].array || params[j].dtype >= 0 || b->dtype[c] >= 0)
       continue;
     cuarr_dtype sd = in[j].scalar.dtype;
@@ -199,7 +199,7 @@ cuarr_status cuarr_kp_bind_types(const char *kernel, const cuarr_kparam *params,
 }
 
 int cuarr_kp_type_of(const cuarr_kparam *p, const cuarr_kp_binding *b) {
-  unsigned char c = (unsigned char)p->placeholder[0];
+  unsigned c = cuarr_kp_slot(p);
   return p->dtype >= 0 ? p->dtype : b->dtype[c] >= 0 ? b->dtype[c] : b->scalar_dtype[c];
 }
 

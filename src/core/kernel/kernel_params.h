@@ -44,11 +44,18 @@ cuarr_status cuarr_kp_copy_options(const char *const *options, int n, char ***ou
 void cuarr_kp_free_options(char **options, int n);
 
 /* Placeholder bindings, per letter. */
+/* Per placeholder letter, at cuarr_kp_slot(letter). */
 typedef struct cuarr_kp_binding {
-  int dtype[256];        /* bound by an array, or -1 */
-  int scalar_dtype[256]; /* bound by scalars alone, or -1 */
-  int rank[256];         /* that scalar's: kind * 2 + strong, to let the strongest win */
+  int dtype[64];        /* bound by an array, or -1 */
+  int scalar_dtype[64]; /* bound by scalars alone, or -1 */
+  int rank[64];         /* that scalar's: kind * 2 + strong, to let the strongest win */
 } cuarr_kp_binding;
+
+/* A placeholder is one identifier character: A-Z, _ and a-z take the distinct slots 1-26, 31
+ * and 33-58 (a binding is set up on every call: 64 slots, not 256). */
+static inline unsigned cuarr_kp_slot(const cuarr_kparam *p) {
+  return (unsigned char)p->placeholder[0] & 63u;
+}
 
 /* Nothing bound. */
 void cuarr_kp_binding_init(cuarr_kp_binding *b);
