@@ -32,6 +32,7 @@ typedef struct lstate {
   size_t since_gc;                       /* device bytes allocated since the last GC step */
   cuarr_dtype default_float;             /* dtype of Lua floats and of float creations */
   const void *array_mt;                  /* this Lua state's array metatable (lua_topointer) */
+  int array_mt_ref;                      /* and its reference in the registry */
   const char *kernel_mt_name[2];         /* the kernel classes' metatables, by name */
   const void *kernel_mt[2];
   cuarr_context ctx;                     /* filled by lstate_context() */

@@ -180,14 +180,14 @@ bool cuarr_uf_flat_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
   cuarr_status s = cuarr_ctx_stream_for(ctx, device, &stream);
   if (s != CUARR_OK)
     return *status = s, true;
-  cuarr_array fresh;
+  /* The result straight into *out (cuarr_array_empty writes nothing when it fails); released
+   * again, which leaves *out empty as it came, if the launch fails. */
   const cuarr_array *res = out;
   if (!given) {
     s = cuarr_array_empty(device, m->r.out, ndim, shape, false, stream, cuarr_ctx_reclaim(ctx),
-                          &fresh);
+                          out);
     if (s != CUARR_OK)
       return *status = s, true;
-    res = &fresh;
   }
   /* The kernel's parameters: an array's address, or a scalar converted to its loop dtype (in
    * the low bytes of the 8, as the general path passes it). */
@@ -211,10 +211,8 @@ bool cuarr_uf_flat_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
     s = cuarr_device_activate(device);
   if (s == CUARR_OK)
     s = cuarr_ew_flat_launch(device, k, stream, nin + 1, ptrs, n);
-  if (!given && s == CUARR_OK)
-    *out = fresh;
-  else if (!given)
-    cuarr_array_release(&fresh);
+  if (!given && s != CUARR_OK)
+    cuarr_array_release(out);
   *status = s;
   return true;
 }
