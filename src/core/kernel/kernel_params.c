@@ -11,11 +11,15 @@
 #include "array/shape_format.h"
 #include "kernel/kernel_params.h"
 
+/* ASCII only, whatever the C locale says a letter is (os.setlocale can change that): the name
+ * goes into C++ source, and a placeholder into a 64-slot binding (kernel_params.h). */
+static bool ascii_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
 bool cuarr_kp_is_identifier(const char *s, size_t n) {
-  if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+  if (n == 0 || !(ascii_letter(s[0]) || s[0] == '_'))
     return false;
   for (size_t i = 1; i < n; i++)
-    if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+    if (!ascii_letter(s[i]) && !(s[i] >= '0' && s[i] <= '9') && s[i] != '_')
       return false;
   return true;
 }

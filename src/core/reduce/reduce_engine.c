@@ -578,9 +578,7 @@ cuarr_status cuarr_red_launch(cuarr_context *ctx, int device, cuarr_red_program 
   if (p.splits > 1) {
     cuarr_status c =
         cuarr_red_split_counters(device, stream, (size_t)sms * BLOCKS_PER_SM, &counters);
-    if (c != CUARR_OK && c != CUARR_NOT_AVAILABLE)
-      return c;
-    zero_counters = c == CUARR_NOT_AVAILABLE || p.gx > sms * BLOCKS_PER_SM;
+    zero_counters = c != CUARR_OK || p.gx > sms * BLOCKS_PER_SM;
     int64_t bytes = (p.n_out * (int64_t)p.splits * (int64_t)types->acc_size + 15) & ~(int64_t)15;
     int64_t total = bytes + (zero_counters ? 4 * (int64_t)p.gx : 0);
     CUARR_TRY(cuarr_array_empty(device, CUARR_UINT8, 1, &total, false, stream,

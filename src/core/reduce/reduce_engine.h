@@ -80,8 +80,8 @@ void cuarr_red_program_release(cuarr_red_program *program);
 /* ---- split_counters.c */
 /* `count` zeroed arrival counters for split reductions on (device, stream), kept zero between
  * reductions by the kernels themselves (see split_counters.c).  The device must be current.
- * CUARR_NOT_AVAILABLE when there is no room for another stream (the caller then zeroes
- * counters of its own); other errors are the driver's. */
+ * CUARR_NOT_AVAILABLE when there are none to have (no room for another stream, no device
+ * memory, the per-thread default stream): the caller then zeroes counters of its own. */
 cuarr_status cuarr_red_split_counters(int device, CUstream stream, size_t count,
                                       CUdeviceptr *out);
 

@@ -32,6 +32,9 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local counters last; /* this thread's last answer: most calls end here */
 
 cuarr_status cuarr_red_split_counters(int device, CUstream stream, size_t count, CUdeviceptr *out) {
+  /* The per-thread default stream is one handle for many streams: no shared counters there. */
+  if (stream == CU_STREAM_PER_THREAD || stream == CU_STREAM_LEGACY)
+    return CUARR_NOT_AVAILABLE;
   if (last.ptr && last.device == device && last.stream == stream && last.count >= count) {
     *out = last.ptr;
     return CUARR_OK;
@@ -58,8 +61,10 @@ cuarr_status cuarr_red_split_counters(int device, CUstream stream, size_t count,
       *c = (counters){.device = device, .stream = stream, .ptr = p, .count = count};
     }
   }
-  if (s == CUARR_OK && (!c || c->count < count))
-    s = CUARR_NOT_AVAILABLE; /* the table is full, or its array is too short: memset instead */
+  /* The table full, its array too short, or no device memory for one (the pool may still
+   * have some to give, through its own reclaim): the caller zeroes counters of its own. */
+  if (s != CUARR_OK || !c || c->count < count)
+    s = CUARR_NOT_AVAILABLE;
   if (s == CUARR_OK) {
     last = *c;
     *out = c->ptr;

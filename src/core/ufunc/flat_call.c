@@ -206,7 +206,7 @@ bool cuarr_uf_flat_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
   s = kernel_for(m, device, nin, in, res, ptrs, &k);
   if (s == CUARR_OK && slot->u == m->u && slot->device == m->device &&
       memcmp(slot->in, m->in, 3) == 0 && slot->out == m->out && slot->weak_float == m->weak_float)
-    memcpy(slot->kernel, m->kernel, sizeof slot->kernel); /* a kernel found on the way */
+    slot->kernel[k - m->kernel] = *k; /* the kernel found on the way, if it was new */
   if (s == CUARR_OK)
     s = cuarr_device_activate(device);
   if (s == CUARR_OK)
