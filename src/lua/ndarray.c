@@ -11,10 +11,6 @@
 
 #include "binding.h"
 
-/* The array metatable is also kept in the registry under this address, for push_array: a
- * pointer lookup, where luaL_setmetatable hashes the metatable's name on every call. */
-static const char array_mt_key = 0;
-
 /* The metatable is compared by address with the state's (every cuarr closure has the state as
  * upvalue 1): no lookup at all, where luaL_testudata hashes the name and a registry lookup
  * hashes a key (together a quarter of the host time of `cuarr.add(a, b, c)`).  A function
@@ -46,13 +42,13 @@ cuarr_array *push_array(lua_State *L, int base_idx) {
   if (base_idx) base_idx = lua_absindex(L, base_idx);
   cuarr_array *a = lua_newuserdatauv(L, sizeof *a, 1);
   memset(a, 0, sizeof *a);
-  /* luaL_setmetatable without the name's hash: the state's reference (an integer key: the
-   * registry's array part), or the key's address outside a cuarr closure */
+  /* The metatable by the state's reference (an integer key: the registry's array part), not
+   * by its name (luaL_setmetatable hashes it on every call); by name outside a cuarr closure. */
   const lstate *S = STATE(L);
   if (S)
     lua_rawgeti(L, LUA_REGISTRYINDEX, S->array_mt_ref);
   else
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &array_mt_key);
+    luaL_getmetatable(L, CUARR_ARRAY_MT);
   lua_setmetatable(L, -2);
   if (base_idx) {
     /* The base of a view is the array that owns the data, as in NumPy. */
@@ -228,9 +224,7 @@ void cuarr_lua_open_ndarray(lua_State *L) {
   luaL_getmetatable(L, CUARR_ARRAY_MT);
   lstate *S = lua_touserdata(L, state_idx);
   S->array_mt = lua_topointer(L, -1);
-  lua_pushvalue(L, -1);
   S->array_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &array_mt_key);
   cuarr_lua_add_methods(L, state_idx, CUARR_ARRAY_MT, cuarr_shape_methods);
   cuarr_lua_add_methods(L, state_idx, CUARR_ARRAY_MT, cuarr_transfer_methods);
 

@@ -27,7 +27,8 @@ typedef struct device_slot {
 
 /* Process-wide, guarded by devices_lock. */
 static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
-static int n_devices = -1; /* -1 until counted; the count is fixed once cuInit has run */
+static int n_devices = -1; /* -1 until counted; the count is fixed once cuInit has run (set
+                              once under the lock, read without it once set) */
 static device_slot devices[MAX_DEVICES];
 
 /* The primary contexts this thread has already obtained.  A context, once retained, stays the
@@ -39,30 +40,23 @@ static cuarr_status count_locked(void) {
     return CUARR_OK;
   int n = 0;
   CHECKED(cuDeviceGetCount, &n);
-  n_devices = n > MAX_DEVICES ? MAX_DEVICES : n;
+  __atomic_store_n(&n_devices, n > MAX_DEVICES ? MAX_DEVICES : n, __ATOMIC_RELEASE);
   return CUARR_OK;
 }
 
-/* n_devices once counted, for callers that check a device on every operation without the
- * lock; -1 before. */
-static int counted = -1;
-
 cuarr_status cuarr_device_count(int *count) {
-  int known = __atomic_load_n(&counted, __ATOMIC_ACQUIRE);
-  if (known >= 0) {
-    *count = known;
-    return CUARR_OK;
+  /* Once counted, read without the lock: every operation checks its device. */
+  int n = __atomic_load_n(&n_devices, __ATOMIC_ACQUIRE);
+  if (n < 0) {
+    CUARR_TRY(cuarr_load_driver());
+    pthread_mutex_lock(&devices_lock);
+    cuarr_status s = count_locked();
+    n = n_devices;
+    pthread_mutex_unlock(&devices_lock);
+    CUARR_TRY(s);
   }
-  CUARR_TRY(cuarr_load_driver());
-  pthread_mutex_lock(&devices_lock);
-  cuarr_status s = count_locked();
-  int n = n_devices;
-  pthread_mutex_unlock(&devices_lock);
-  if (s == CUARR_OK) {
-    __atomic_store_n(&counted, n, __ATOMIC_RELEASE);
-    *count = n;
-  }
-  return s;
+  *count = n;
+  return CUARR_OK;
 }
 
 bool cuarr_is_available(void) {

@@ -5,7 +5,6 @@
  * Every operator call looks its kernel up here: the key is a small fixed struct
  * (elementwise_private.h), hashed eight bytes at a time.
  */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -20,30 +19,22 @@ struct cuarr_ew_cache {
 
 /* ---------------------------------------------------------------- the cache of a program */
 
-static pthread_mutex_t make_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *make_cache(void *arg) {
+  const cuarr_ew_program *program = arg;
+  cuarr_ew_cache *c = calloc(1, sizeof *c);
+  if (!c || !(c->table = cuarr_function_table_new())) {
+    free(c);
+    return NULL;
+  }
+  /* An operation that does not use `i` cannot tell in which order elements are visited, so
+   * the launcher may reorder axes for coalesced access. */
+  c->any_order =
+      !cuarr_ew_uses_index(program->operation) && !cuarr_ew_macros_use_index(program->preamble);
+  return c;
+}
 
 cuarr_status cuarr_ew_cache_of(cuarr_ew_program *program, cuarr_ew_cache **out) {
-  cuarr_ew_cache *c = __atomic_load_n(&program->cache, __ATOMIC_ACQUIRE);
-  if (c) {
-    *out = c;
-    return CUARR_OK;
-  }
-  pthread_mutex_lock(&make_lock);
-  c = __atomic_load_n(&program->cache, __ATOMIC_ACQUIRE);
-  if (!c) {
-    c = calloc(1, sizeof *c);
-    if (c && (c->table = cuarr_function_table_new()) != NULL) {
-      /* An operation that does not use `i` cannot tell in which order elements are visited,
-       * so the launcher may reorder axes for coalesced access. */
-      c->any_order =
-          !cuarr_ew_uses_index(program->operation) && !cuarr_ew_macros_use_index(program->preamble);
-      __atomic_store_n(&program->cache, c, __ATOMIC_RELEASE);
-    } else {
-      free(c);
-      c = NULL;
-    }
-  }
-  pthread_mutex_unlock(&make_lock);
+  cuarr_ew_cache *c = cuarr_make_once(&program->cache, make_cache, program);
   if (!c)
     return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for the kernel cache of %s",
                       program->name ? program->name : "a kernel");

@@ -57,6 +57,22 @@ cuarr_function_table *cuarr_function_table_new(void) {
   return t;
 }
 
+void *cuarr_make_once(void **slot, void *(*make)(void *arg), void *arg) {
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  void *v = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (v)
+    return v;
+  pthread_mutex_lock(&lock);
+  v = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (!v) {
+    v = make(arg);
+    if (v)
+      __atomic_store_n(slot, v, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&lock);
+  return v;
+}
+
 void cuarr_function_table_free(cuarr_function_table *t) {
   if (!t)
     return;

@@ -16,6 +16,10 @@
 
 typedef struct cuarr_function_table cuarr_function_table;
 
+/* *slot, made by make(arg) when still NULL: how the launchers make a program's cache on first
+ * use.  One lock for every slot, taken only until the slot is set; NULL when make fails. */
+void *cuarr_make_once(void **slot, void *(*make)(void *arg), void *arg);
+
 /* A new, empty table; NULL when out of host memory. */
 cuarr_function_table *cuarr_function_table_new(void);
 /* Frees the table and its entries (no lookup may be running). */

@@ -17,7 +17,6 @@
  * A call that finds its kernel builds no text and allocates nothing from the host heap (the
  * partial results of split reductions come from the device pool).
  */
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,24 +48,14 @@ typedef struct red_key {
 static size_t key_bytes(const red_key *k) { return offsetof(red_key, op) + 4 * (size_t)k->n_in; }
 
 /* The program's compiled variants (kernel/function_table.c), made on first use. */
-static pthread_mutex_t caches_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *make_table(void *arg) {
+  (void)arg;
+  return cuarr_function_table_new();
+}
 
 static cuarr_status cache_of(cuarr_red_program *p, cuarr_function_table **out) {
-  cuarr_function_table *t = __atomic_load_n((cuarr_function_table **)&p->cache, __ATOMIC_ACQUIRE);
-  if (!t) {
-    pthread_mutex_lock(&caches_lock);
-    t = p->cache;
-    if (!t) {
-      t = cuarr_function_table_new();
-      if (t)
-        __atomic_store_n((cuarr_function_table **)&p->cache, t, __ATOMIC_RELEASE);
-    }
-    pthread_mutex_unlock(&caches_lock);
-    if (!t)
-      return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel cache");
-  }
-  *out = t;
-  return CUARR_OK;
+  *out = cuarr_make_once(&p->cache, make_table, NULL);
+  return *out ? CUARR_OK : cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel cache");
 }
 
 void cuarr_red_program_release(cuarr_red_program *p) {
@@ -576,9 +565,8 @@ cuarr_status cuarr_red_launch(cuarr_context *ctx, int device, cuarr_red_program 
   CUdeviceptr counters = 0;
   bool zero_counters = false;
   if (p.splits > 1) {
-    cuarr_status c =
-        cuarr_red_split_counters(device, stream, (size_t)sms * BLOCKS_PER_SM, &counters);
-    zero_counters = c != CUARR_OK || p.gx > sms * BLOCKS_PER_SM;
+    zero_counters = cuarr_red_split_counters(device, stream, p.gx, (size_t)sms * BLOCKS_PER_SM,
+                                             &counters) != CUARR_OK;
     int64_t bytes = (p.n_out * (int64_t)p.splits * (int64_t)types->acc_size + 15) & ~(int64_t)15;
     int64_t total = bytes + (zero_counters ? 4 * (int64_t)p.gx : 0);
     CUARR_TRY(cuarr_array_empty(device, CUARR_UINT8, 1, &total, false, stream,

@@ -79,10 +79,11 @@ char *cuarr_red_prelude(void);
 void cuarr_red_program_release(cuarr_red_program *program);
 /* ---- split_counters.c */
 /* `count` zeroed arrival counters for split reductions on (device, stream), kept zero between
- * reductions by the kernels themselves (see split_counters.c).  The device must be current.
- * CUARR_NOT_AVAILABLE when there are none to have (no room for another stream, no device
- * memory, the per-thread default stream): the caller then zeroes counters of its own. */
-cuarr_status cuarr_red_split_counters(int device, CUstream stream, size_t count,
+ * reductions by the kernels themselves (see split_counters.c); a stream's array is made with
+ * `capacity` of them.  The device must be current.  CUARR_NOT_AVAILABLE when there are none
+ * to have (more than its capacity, no room for another stream, no device memory, the
+ * per-thread default stream): the caller then zeroes counters of its own. */
+cuarr_status cuarr_red_split_counters(int device, CUstream stream, size_t count, size_t capacity,
                                       CUdeviceptr *out);
 
 /* What cuarr_red_launch would choose for these operands on a GPU of `multiprocessors`

@@ -31,7 +31,8 @@ static int used;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local counters last; /* this thread's last answer: most calls end here */
 
-cuarr_status cuarr_red_split_counters(int device, CUstream stream, size_t count, CUdeviceptr *out) {
+cuarr_status cuarr_red_split_counters(int device, CUstream stream, size_t count, size_t capacity,
+                                      CUdeviceptr *out) {
   /* The per-thread default stream is one handle for many streams: no shared counters there. */
   if (stream == CU_STREAM_PER_THREAD || stream == CU_STREAM_LEGACY)
     return CUARR_NOT_AVAILABLE;
@@ -49,16 +50,16 @@ cuarr_status cuarr_red_split_counters(int device, CUstream stream, size_t count,
     /* Made in the device's context (current: the caller activated it); zeroed on the stream,
      * so before any reduction queued on it after this. */
     CUdeviceptr p = 0;
-    s = cuarr_cu_check(cuarr_cu.cuMemAlloc(&p, count * sizeof(unsigned)), "cuMemAlloc");
+    s = cuarr_cu_check(cuarr_cu.cuMemAlloc(&p, capacity * sizeof(unsigned)), "cuMemAlloc");
     if (s == CUARR_OK) {
-      s = cuarr_cu_check(cuarr_cu.cuMemsetD8Async(p, 0, count * sizeof(unsigned), stream),
+      s = cuarr_cu_check(cuarr_cu.cuMemsetD8Async(p, 0, capacity * sizeof(unsigned), stream),
                          "cuMemsetD8Async");
       if (s != CUARR_OK)
         cuarr_cu.cuMemFree(p);
     }
     if (s == CUARR_OK) {
       c = &table[used++];
-      *c = (counters){.device = device, .stream = stream, .ptr = p, .count = count};
+      *c = (counters){.device = device, .stream = stream, .ptr = p, .count = capacity};
     }
   }
   /* The table full, its array too short, or no device memory for one (the pool may still
