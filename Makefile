@@ -60,6 +60,12 @@ $(BUILD)/ctest/%: spec/c/%.c $(CORE_OBJECTS) spec/c/ctest.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Ispec/c -o $@ $< $(CORE_OBJECTS) -ldl -lm
 
+# The one C test of the Lua binding: the whole module and Lua itself.
+LUA_LIBDIR ?= $(LUA_INCDIR)/../../lib/$(MULTIARCH)
+$(BUILD)/ctest/test_array_identity: spec/c/test_array_identity.c $(OBJECTS) spec/c/ctest.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ispec/c -o $@ $< $(OBJECTS) -L$(LUA_LIBDIR) -llua5.4 -ldl -lm
+
 ctest: $(CTESTS)
 	@status=0; for t in $(CTESTS); do $$t || status=1; done; exit $$status
 

@@ -25,6 +25,16 @@
 #define CUARR_MAX_DEVICES 64
 
 /* ---- state.c */
+/* Addresses of array userdata recognised lately (to_array_in): a hit needs no metatable
+ * lookup.  One per Lua state, in its registry, shared by every load of the module there (all
+ * share the array metatable, whose __gc is the last load's); an array's __gc removes it, so an
+ * address here is always a userdata not yet collected. */
+enum { KNOWN_ARRAYS = 4 };
+typedef struct known_arrays {
+  const void *at[KNOWN_ARRAYS];
+  unsigned next;
+} known_arrays;
+
 typedef struct lstate {
   lua_State *main;                       /* the main thread, for garbage collections */
   int device;                            /* current device ordinal */
@@ -33,6 +43,7 @@ typedef struct lstate {
   cuarr_dtype default_float;             /* dtype of Lua floats and of float creations */
   const void *array_mt;                  /* this Lua state's array metatable (lua_topointer) */
   int array_mt_ref;                      /* and its reference in the registry */
+  known_arrays *known;                   /* the Lua state's recently recognised arrays */
   const char *kernel_mt_name[2];         /* the kernel classes' metatables, by name */
   const void *kernel_mt[2];
   cuarr_context ctx;                     /* filled by lstate_context() */
@@ -96,8 +107,10 @@ bool cuarr_lua_get_method(lua_State *L, const char *cls, const char **key);
 
 /* ---- ndarray.c */
 cuarr_array *check_array(lua_State *L, int idx); /* a live array, or raise */
+/* An array userdata (maybe closed/freed), else NULL; to_array_in for a caller that has S. */
 cuarr_array *to_array(lua_State *L, int idx);
-cuarr_array *check_live(lua_State *L, cuarr_array *a); /* a itself, unless closed or freed */    /* an array userdata (maybe closed/freed), else NULL */
+cuarr_array *to_array_in(lua_State *L, const lstate *S, int idx);
+cuarr_array *check_live(lua_State *L, cuarr_array *a); /* a itself, unless closed or freed */
 /* Push a new array userdata, zeroed (no buffer): fill it in place, so the GC owns it even if
  * an error is raised halfway.  base_idx: the stack index of the array it views, or 0. */
 cuarr_array *push_array(lua_State *L, int base_idx);

@@ -13,16 +13,30 @@
 
 /* The metatable is compared by address with the state's (every cuarr closure has the state as
  * upvalue 1): no lookup at all, where luaL_testudata hashes the name and a registry lookup
- * hashes a key (together a quarter of the host time of `cuarr.add(a, b, c)`).  A function
- * without the state recognises no array rather than crashing. */
-cuarr_array *to_array(lua_State *L, int idx) {
-  const lstate *S = STATE(L);
-  void *p = lua_touserdata(L, idx);
-  if (!S || !p || !lua_getmetatable(L, idx)) return NULL;
+ * hashes a key.  Before that, the few arrays recognised last (S->known) are matched by address
+ * alone: the operands of a loop's calls, two Lua API calls instead of five.  Only live arrays
+ * are remembered (a finalized one has no buffer), so none is put back after its __gc has
+ * removed it.  A function without the state recognises no array rather than crashing. */
+cuarr_array *to_array_in(lua_State *L, const lstate *S, int idx) {
+  if (!S || lua_type(L, idx) != LUA_TUSERDATA)
+    return NULL;
+  cuarr_array *a = lua_touserdata(L, idx);
+  known_arrays *k = S->known;
+  for (int i = 0; i < KNOWN_ARRAYS; i++)
+    if (k->at[i] == a)
+      return a;
+  if (!lua_getmetatable(L, idx))
+    return NULL;
   bool is_array = lua_topointer(L, -1) == S->array_mt;
   lua_pop(L, 1);
-  return is_array ? p : NULL;
+  if (!is_array)
+    return NULL;
+  if (a->buf)
+    k->at[k->next++ % KNOWN_ARRAYS] = a;
+  return a;
 }
+
+cuarr_array *to_array(lua_State *L, int idx) { return to_array_in(L, STATE(L), idx); }
 
 cuarr_array *check_live(lua_State *L, cuarr_array *a) {
   if (!a->buf) cuarr_lua_error(L, CUARR_VALUE_ERROR, "array has been closed");
@@ -81,15 +95,28 @@ void check_on_current_device(lua_State *L, lstate *S, const cuarr_array *a) {
                     dev, S->device);
 }
 
-/* __gc and __close: drop this array's reference.  Idempotent. */
-static int array_release(lua_State *L) {
+/* __close: drop this array's reference.  Idempotent. */
+static int array_close(lua_State *L) {
   cuarr_array *a = to_array(L, 1);
-  if (!a) return luaL_typeerror(L, 1, CUARR_ARRAY_MT);
+  if (!a)
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #1 must be an array, got %s",
+                           luaL_typename(L, 1));
   /* Only the buffer matters to a closed array (every use checks it first): no 0.5 KB memset
    * in every collected array's finalizer. */
   cuarr_buffer *buf = a->buf;
   a->buf = NULL;
   if (buf) cuarr_buffer_release(buf);
+  return 0;
+}
+
+/* __gc: the same, and the address leaves the recognised arrays before Lua frees it. */
+static int array_gc(lua_State *L) {
+  array_close(L);
+  known_arrays *k = STATE(L)->known;
+  const void *a = lua_touserdata(L, 1);
+  for (int i = 0; i < KNOWN_ARRAYS; i++)
+    if (k->at[i] == a)
+      k->at[i] = NULL;
   return 0;
 }
 
@@ -207,12 +234,27 @@ static const luaL_Reg lifetime_methods[] = {
     {NULL, NULL},
 };
 
+/* The Lua state's known_arrays (made by its first load of the module). */
+static known_arrays *known_arrays_of(lua_State *L) {
+  static const char key[] = "cuarr.known_arrays";
+  known_arrays *k;
+  if (lua_getfield(L, LUA_REGISTRYINDEX, key) == LUA_TUSERDATA) {
+    k = lua_touserdata(L, -1);
+  } else {
+    k = lua_newuserdatauv(L, sizeof *k, 0);
+    memset(k, 0, sizeof *k);
+    lua_setfield(L, LUA_REGISTRYINDEX, key);
+  }
+  lua_pop(L, 1);
+  return k;
+}
+
 void cuarr_lua_open_ndarray(lua_State *L) {
   int state_idx = lua_absindex(L, -1); /* the state is on top when this is called */
   const luaL_Reg meta[] = {
       {"__newindex", cuarr_array_newindex},
-      {"__gc", array_release},
-      {"__close", array_release},
+      {"__gc", array_gc},
+      {"__close", array_close},
       {"__len", array_len},
       {"__lt", array_lt},
       {"__le", array_lt},
@@ -224,6 +266,7 @@ void cuarr_lua_open_ndarray(lua_State *L) {
   luaL_getmetatable(L, CUARR_ARRAY_MT);
   lstate *S = lua_touserdata(L, state_idx);
   S->array_mt = lua_topointer(L, -1);
+  S->known = known_arrays_of(L);
   S->array_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   cuarr_lua_add_methods(L, state_idx, CUARR_ARRAY_MT, cuarr_shape_methods);
   cuarr_lua_add_methods(L, state_idx, CUARR_ARRAY_MT, cuarr_transfer_methods);

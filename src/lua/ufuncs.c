@@ -18,8 +18,9 @@
 #define UP_METAMETHOD lua_upvalueindex(4)
 
 /* Read argument idx as an operand; returns the array's device, or `none` for a scalar. */
-static int read_operand(lua_State *L, int idx, cuarr_ew_arg *arg, int none, const char *ufunc) {
-  cuarr_array *a = to_array(L, idx);
+static int read_operand(lua_State *L, const lstate *S, int idx, cuarr_ew_arg *arg, int none,
+                        const char *ufunc) {
+  cuarr_array *a = to_array_in(L, S, idx);
   if (a) {
     arg->array = check_live(L, a);
     arg->weak = false;
@@ -51,7 +52,7 @@ static int ufunc_call(lua_State *L) {
   cuarr_ew_arg in[4];
   int device = NO_DEVICE;
   for (int k = 0; k < nin; k++) {
-    int d = read_operand(L, k + 1, &in[k], NO_DEVICE, name);
+    int d = read_operand(L, S, k + 1, &in[k], NO_DEVICE, name);
     if (d == NO_DEVICE) continue;
     if (device != NO_DEVICE && d != device) {
       char a[32], b[32];
@@ -73,7 +74,8 @@ static int ufunc_call(lua_State *L) {
   }
   cuarr_array *out;
   if (out_idx) {
-    out = check_array(L, out_idx);
+    out = to_array_in(L, S, out_idx);
+    out = out ? check_live(L, out) : check_array(L, out_idx); /* the latter raises */
     int d = cuarr_array_device(out);
     if (device == NO_DEVICE) device = d;
     if (d != device) {

@@ -31,6 +31,7 @@ typedef struct memo {
   int64_t itemsize[4];     /* the array inputs', then the output's (0: a scalar) */
   uint64_t misaligned[4];  /* address bits that rule out 16-byte vectors, per operand */
   int vec;                 /* elements per vector */
+  bool int_scalars;        /* a Lua integer meets an integer loop dtype: its range is checked */
   cuarr_ew_flat kernel[2]; /* [0] element by element, [1] in vectors; function NULL until used */
 } memo;
 
@@ -38,13 +39,15 @@ static _Thread_local memo memos[MEMO_SLOTS];
 
 /* Live, on the device, of shape (ndim, shape), C-contiguous with this itemsize (NumPy's rule:
  * axes of extent 1 may have any stride), its data aligned to the itemsize (the general path
- * refuses the rest, which only the C API can make). */
-static bool flat_operand(const cuarr_array *a, int device, int ndim, const int64_t *shape) {
+ * refuses the rest, which only the C API can make).  itemsize is the memo's for the dtype the
+ * key was made with. */
+static bool flat_operand(const cuarr_array *a, int device, int ndim, const int64_t *shape,
+                         int64_t itemsize) {
   if (!a->buf || !a->buf->ptr || a->buf->device != device || a->ndim != ndim)
     return false;
-  int64_t expected = (int64_t)cuarr_dtype_size(a->dtype);
-  if (((uintptr_t)a->buf->ptr + (uint64_t)a->offset) % (uint64_t)expected != 0)
+  if (((uintptr_t)a->buf->ptr + (uint64_t)a->offset) % (uint64_t)itemsize != 0)
     return false;
+  int64_t expected = itemsize;
   for (int d = ndim - 1; d >= 0; d--) {
     if (a->shape[d] != shape[d])
       return false;
@@ -62,10 +65,9 @@ static CUdeviceptr data_of(const cuarr_array *a) { /* a is live */
 /* An output written where an input is read is fine when both are the same elements (each is
  * read before it is written, by the same thread); any other overlap needs the general path's
  * staging copy. */
-static bool clashes(const cuarr_array *out, const cuarr_array *in, int64_t n) {
+static bool clashes(const cuarr_array *out, int64_t osize, const cuarr_array *in, int64_t isize,
+                    int64_t n) {
   CUdeviceptr o = data_of(out), i = data_of(in);
-  int64_t osize = (int64_t)cuarr_dtype_size(out->dtype),
-          isize = (int64_t)cuarr_dtype_size(in->dtype);
   if (o == i && osize == isize)
     return false;
   return o < i + (CUdeviceptr)(n * isize) && i < o + (CUdeviceptr)(n * osize);
@@ -81,6 +83,11 @@ static bool scalars_fit(const cuarr_uf_resolved *r, int nin, const cuarr_ew_arg 
       return false;
   }
   return true;
+}
+
+static bool same_key(const memo *a, const memo *b) {
+  return a->u == b->u && a->device == b->device && memcmp(a->in, b->in, 3) == 0 &&
+         a->out == b->out && a->weak_float == b->weak_float;
 }
 
 /* The remembered decisions for this call, made on a miss; NULL when the call has no flat
@@ -115,27 +122,13 @@ static memo *memo_for(memo *table, const cuarr_ufunc *u, int device, const cuarr
     widest = m->itemsize[i] > widest ? m->itemsize[i] : widest;
   }
   m->vec = cuarr_ew_vector_width((size_t)widest);
+  for (int i = 0; i < nin; i++)
+    m->int_scalars =
+        m->int_scalars || (!in[i].array && cuarr_dtype_is_integer(in[i].scalar.dtype) &&
+                           cuarr_dtype_is_integer(r.in[i]));
   for (int i = 0; i <= nin; i++)
     m->misaligned[i] = m->itemsize[i] ? (uint64_t)(m->vec * m->itemsize[i]) - 1 : 0;
   return m;
-}
-
-/* The kernel for the operands' alignment: vectors when every pointer allows them. */
-static cuarr_status kernel_for(memo *m, int device, int nin, const cuarr_ew_arg *in,
-                               const cuarr_array *res, const CUdeviceptr *ptrs,
-                               const cuarr_ew_flat **out) {
-  uint64_t bits = 0;
-  for (int i = 0; i <= nin; i++)
-    bits |= ptrs[i] & m->misaligned[i];
-  bool vectors = m->vec > 1 && bits == 0;
-  cuarr_ew_flat *k = &m->kernel[vectors];
-  if (!k->function) {
-    cuarr_ew_operand ops[4];
-    cuarr_uf_device_operands(&m->r, nin, in, res, ops);
-    CUARR_TRY(cuarr_ew_flat_kernel(device, m->r.device, nin + 1, ops, vectors ? m->vec : 1, k));
-  }
-  *out = k;
-  return CUARR_OK;
 }
 
 bool cuarr_uf_flat_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
@@ -154,26 +147,57 @@ bool cuarr_uf_flat_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
     n *= shape[d]; /* no overflow: a live array's byte size fits in int64 */
   if (n < 1 || n > INT32_MAX)
     return false;
-  for (int i = 0; i < nin; i++) {
-    const cuarr_ew_arg *a = &in[i];
-    if (a->array ? !flat_operand(a->array, device, ndim, shape)
-                 : !a->weak || (unsigned)a->scalar.dtype >= CUARR_NDTYPES)
+  for (int i = 0; i < nin; i++)
+    if (!in[i].array && (!in[i].weak || (unsigned)in[i].scalar.dtype >= CUARR_NDTYPES))
       return false;
-  }
   const bool given = out->buf != NULL;
+  if (given && (unsigned)out->dtype >= CUARR_NDTYPES)
+    return false;
+  memo *m = memo_for(memos, u, device, in, weak_float_dtype, given ? out : NULL);
+  if (!m)
+    return false;
+  for (int i = 0; i < nin; i++)
+    if (in[i].array && !flat_operand(in[i].array, device, ndim, shape, m->itemsize[i]))
+      return false;
   if (given) {
-    if (!flat_operand(out, device, ndim, shape))
+    if (!flat_operand(out, device, ndim, shape, m->itemsize[nin]))
       return false;
     for (int i = 0; i < nin; i++)
-      if (in[i].array && clashes(out, in[i].array, n))
+      if (in[i].array && clashes(out, m->itemsize[nin], in[i].array, m->itemsize[i], n))
         return false;
   }
-  memo *slot = memo_for(memos, u, device, in, weak_float_dtype, given ? out : NULL);
-  if (!slot || !scalars_fit(&slot->r, nin, in))
+  if (m->int_scalars && !scalars_fit(&m->r, nin, in))
     return false;
-  /* A copy: allocating may run Lua finalizers (the pool's reclaim), whose own ufunc calls may
-   * take this thread's slot for another key. */
-  memo snapshot = *slot, *m = &snapshot;
+
+  /* The kernel's parameters: an array's address, or a scalar converted to its loop dtype (in
+   * the low bytes of the 8, as the general path passes it); the result's address comes later
+   * when it is allocated here (the pool's are aligned for vectors: checked below). */
+  CUdeviceptr ptrs[4];
+  uint64_t misaligned = 0;
+  for (int i = 0; i < nin; i++) {
+    if (in[i].array) {
+      ptrs[i] = data_of(in[i].array);
+      misaligned |= ptrs[i] & m->misaligned[i];
+    } else {
+      uint64_t bits = 0;
+      cuarr_scalar_store(in[i].scalar, m->r.in[i], &bits);
+      ptrs[i] = bits;
+    }
+  }
+  if (given)
+    misaligned |= data_of(out) & m->misaligned[nin];
+  const bool vectors = m->vec > 1 && misaligned == 0;
+  /* What the rest needs, out of the memo now: allocating may run Lua finalizers (the pool's
+   * reclaim), whose own ufunc calls may take this thread's slot for another key.  The whole
+   * memo only when its kernel is still to be found. */
+  cuarr_ew_flat kernel = m->kernel[vectors];
+  const cuarr_dtype result_dtype = m->r.out;
+  const uint64_t result_misaligned = m->misaligned[nin];
+  memo *const slot = m, snapshot;
+  if (!kernel.function) {
+    snapshot = *slot;
+    m = &snapshot;
+  }
 
   /* Decided: from here on the call is this path's, and so are its errors. */
   CUstream stream;
@@ -182,35 +206,28 @@ bool cuarr_uf_flat_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
     return *status = s, true;
   /* The result straight into *out (cuarr_array_empty writes nothing when it fails); released
    * again, which leaves *out empty as it came, if the launch fails. */
-  const cuarr_array *res = out;
   if (!given) {
-    s = cuarr_array_empty(device, m->r.out, ndim, shape, false, stream, cuarr_ctx_reclaim(ctx),
+    s = cuarr_array_empty(device, result_dtype, ndim, shape, false, stream, cuarr_ctx_reclaim(ctx),
                           out);
     if (s != CUARR_OK)
       return *status = s, true;
-  }
-  /* The kernel's parameters: an array's address, or a scalar converted to its loop dtype (in
-   * the low bytes of the 8, as the general path passes it). */
-  CUdeviceptr ptrs[4];
-  for (int i = 0; i < nin; i++) {
-    if (in[i].array) {
-      ptrs[i] = data_of(in[i].array);
-    } else {
-      uint64_t bits = 0;
-      cuarr_scalar_store(in[i].scalar, m->r.in[i], &bits);
-      ptrs[i] = bits;
+    if (vectors && (data_of(out) & result_misaligned) != 0) { /* not from this pool */
+      cuarr_array_release(out);
+      return false;
     }
   }
-  ptrs[nin] = data_of(res);
-  const cuarr_ew_flat *k;
-  s = kernel_for(m, device, nin, in, res, ptrs, &k);
-  if (s == CUARR_OK && slot->u == m->u && slot->device == m->device &&
-      memcmp(slot->in, m->in, 3) == 0 && slot->out == m->out && slot->weak_float == m->weak_float)
-    slot->kernel[k - m->kernel] = *k; /* the kernel found on the way, if it was new */
+  ptrs[nin] = data_of(out);
+  if (!kernel.function) { /* the first call of this key with this alignment */
+    cuarr_ew_operand ops[4];
+    cuarr_uf_device_operands(&m->r, nin, in, out, ops);
+    s = cuarr_ew_flat_kernel(device, m->r.device, nin + 1, ops, vectors ? m->vec : 1, &kernel);
+    if (s == CUARR_OK && same_key(slot, m)) /* the slot still holds this key */
+      slot->kernel[vectors] = kernel;
+  }
   if (s == CUARR_OK)
     s = cuarr_device_activate(device);
   if (s == CUARR_OK)
-    s = cuarr_ew_flat_launch(device, k, stream, nin + 1, ptrs, n);
+    s = cuarr_ew_flat_launch(device, &kernel, stream, nin + 1, ptrs, n);
   if (!given && s != CUARR_OK)
     cuarr_array_release(out);
   *status = s;
