@@ -370,6 +370,50 @@ template <int Q> __device__ __forceinline__ int cuarr_scan_pack_slot(int q) {
   return q ^ ((q / SPAN) & 7);
 }
 
+/* 16 bytes at p, read once by this kernel: L2 may drop them first (an evict_first policy), so
+ * that the input streaming through does not push out the lines still being written.  The
+ * asm is not volatile, so that the compiler can issue all of a lane's loads before their
+ * first use; what keeps them after the wait for the previous kernel is that p derives from
+ * cuarr_scan_after_wait's result.  With st.global.cs for the stores, a cumsum of 2^27
+ * float32 on an H100 went from 84.0-84.4% to 86.9-87.4% of a copy (bench/experiments). */
+template <typename T>
+__device__ __forceinline__ cuarr_scan_pack<T> cuarr_scan_ld_once(const cuarr_scan_pack<T> *p) {
+#if __CUDA_ARCH__ >= 800
+  unsigned long long policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  union {
+    unsigned u[4];
+    cuarr_scan_pack<T> pack;
+  } r;
+  asm("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+      : "=r"(r.u[0]), "=r"(r.u[1]), "=r"(r.u[2]), "=r"(r.u[3])
+      : "l"(p), "l"(policy));
+  return r.pack;
+#else
+  return *p;
+#endif
+}
+
+/* 16 bytes to p, not to be read again by this kernel: a streaming store (st.global.cs). */
+template <typename T>
+__device__ __forceinline__ void cuarr_scan_st_once(cuarr_scan_pack<T> *p,
+                                                   const cuarr_scan_pack<T> &v) {
+  union {
+    cuarr_scan_pack<T> pack;
+    unsigned u[4];
+  } w = {v};
+  asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w.u[0]), "r"(w.u[1]),
+               "r"(w.u[2]), "r"(w.u[3])
+               : "memory");
+}
+
+/* p, as a value the compiler cannot know before this point: loads from it (cuarr_scan_ld_once)
+ * stay after everything volatile before it, the wait for the previous kernel among them. */
+template <typename T> __device__ __forceinline__ const T *cuarr_scan_after_wait(const T *p) {
+  asm volatile("mov.b64 %0, %0;" : "+l"(p)::"memory");
+  return p;
+}
+
 /* The warp-striped 16-byte loads of the contiguous kernels: lane l reads packs j * 32 + l of
  * its warp's 32 * ITEMS elements (from `in` + warp_first), converts them to Acc (of In's size)
  * and leaves them in the warp's shared-memory region so that x[] gets its ITEMS consecutive
@@ -382,20 +426,21 @@ __device__ __forceinline__ void cuarr_scan_load_vec(const In *in, I warp_first, 
                                                     Acc (&x)[ITEMS]) {
   constexpr int V = 16 / sizeof(In), Q = ITEMS / V;
   static_assert(sizeof(In) == sizeof(Acc) && ITEMS % V == 0, "packs of In hold packs of Acc");
+  const In *const src = cuarr_scan_after_wait(in);
 #pragma unroll
   for (int j = 0; j < Q; ++j) {
     const int q = j * 32 + lane;
     const I e = warp_first + (I)(q * V);
     cuarr_scan_pack<Acc> acc;
     if (full) {
-      const cuarr_scan_pack<In> p = *(const cuarr_scan_pack<In> *)(in + e);
+      const cuarr_scan_pack<In> p = cuarr_scan_ld_once((const cuarr_scan_pack<In> *)(src + e));
 #pragma unroll
       for (int c = 0; c < V; ++c)
         acc.v[c] = cuarr_cast<Acc>(p.v[c]);
     } else {
 #pragma unroll
       for (int c = 0; c < V; ++c)
-        acc.v[c] = e + (I)c < n ? cuarr_cast<Acc>(cuarr_load(in + e + c)) : id;
+        acc.v[c] = e + (I)c < n ? cuarr_cast<Acc>(cuarr_load(src + e + c)) : id;
     }
     region[cuarr_scan_pack_slot<Q>(q)] = acc;
   }
@@ -436,7 +481,7 @@ __device__ __forceinline__ void cuarr_scan_store_vec(Out *out, I warp_first, I n
     for (int c = 0; c < V; ++c)
       p.v[c] = cuarr_cast<Out>(acc.v[c]);
     if (full) {
-      *(cuarr_scan_pack<Out> *)(out + e) = p;
+      cuarr_scan_st_once((cuarr_scan_pack<Out> *)(out + e), p);
     } else {
 #pragma unroll
       for (int c = 0; c < V; ++c)
