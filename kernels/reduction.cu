@@ -229,17 +229,22 @@ __device__ __forceinline__ void cuarr_red_scalar_loop(const Op &op, cuarr_red_ac
 
 /* ---------------------------------------------------------------- rows */
 
+/* SPLIT (both bodies): the grid may split the reduced range (gridDim.y > 1), and the kernel
+ * has the code that finishes a split; without it (gridDim.y == 1, which the host ensures) a
+ * kernel is smaller and a new one compiles faster: the first call of a ReductionKernel on a
+ * range one column of blocks can take (every small reduction) waits for less. */
+
 /* Rows: blockDim.x lanes share output o.  VEC > 1: one array input whose reduced axis is a
  * single one of stride 1, every row aligned for VEC-element vectors (the host checks); the
  * last n_red % VEC elements of a row, after its last whole vector, go one by one to the
  * first split's lanes.  With gridDim.y > 1 each block takes a share of every row of its
  * outputs; partials are [output][split]. */
-template <class Op, typename In, typename Out, typename I, typename S, int NIN, int VEC>
+template <class Op, typename In, typename Out, typename I, typename S, int NIN, int VEC, bool SPLIT>
 __device__ __forceinline__ void
 cuarr_reduce_rows(const Op &op, const In *in0, Out *out, typename Op::acc_t *partial,
                   unsigned int *counters, const cuarr_red_layout<I, S, NIN> &L) {
   const I o = (I)blockIdx.x * blockDim.y + threadIdx.y;
-  const I split = blockIdx.y, splits = gridDim.y;
+  const I split = SPLIT ? (I)blockIdx.y : 0, splits = SPLIT ? (I)gridDim.y : 1;
   cuarr_red_acc<Op> acc[1] = {cuarr_red_start(op)};
   S koff[NIN + 1] = {};
   if (o < L.n_out) {
@@ -275,7 +280,7 @@ cuarr_reduce_rows(const Op &op, const In *in0, Out *out, typename Op::acc_t *par
   }
   cuarr_red_let_next_in();
   cuarr_red_block_x(op, acc);
-  if (splits > 1) {
+  if constexpr (SPLIT) {
     if (threadIdx.x == 0 && o < L.n_out)
       partial[o * splits + split] = acc[0].v;
     if (!cuarr_red_last_block(counters))
@@ -296,12 +301,12 @@ cuarr_reduce_rows(const Op &op, const In *in0, Out *out, typename Op::acc_t *par
  * whose extent is a multiple of VEC; with VEC > 1 there is one array input and it steps 1
  * along that axis, aligned for vectors); blockDim.y lanes, and gridDim.y blocks, split the
  * reduced range.  Partials are [split][output]. */
-template <class Op, typename In, typename Out, typename I, typename S, int NIN, int VEC>
+template <class Op, typename In, typename Out, typename I, typename S, int NIN, int VEC, bool SPLIT>
 __device__ __forceinline__ void
 cuarr_reduce_cols(const Op &op, const In *in0, Out *out, typename Op::acc_t *partial,
                   unsigned int *counters, const cuarr_red_layout<I, S, NIN> &L) {
   const I o = ((I)blockIdx.x * blockDim.x + threadIdx.x) * VEC;
-  const I split = blockIdx.y, splits = gridDim.y;
+  const I split = SPLIT ? (I)blockIdx.y : 0, splits = SPLIT ? (I)gridDim.y : 1;
   cuarr_red_acc<Op> acc[VEC];
 #pragma unroll
   for (int e = 0; e < VEC; ++e)
@@ -340,7 +345,7 @@ cuarr_reduce_cols(const Op &op, const In *in0, Out *out, typename Op::acc_t *par
   }
   cuarr_red_let_next_in();
   cuarr_red_block_y(op, acc);
-  if (splits > 1) {
+  if constexpr (SPLIT) {
     if (threadIdx.y == 0 && o < L.n_out) {
 #pragma unroll
       for (int e = 0; e < VEC; ++e)

@@ -11,7 +11,7 @@
 #include "reduce/reduce_engine.h"
 
 /* ops x dtypes x (rows, rows vectorised, cols, cols vectorised) x 2 widths */
-#define EXPECTED_KERNELS (CUARR_NREDUCE_OPS * CUARR_NDTYPES * 4 * 2)
+#define EXPECTED_KERNELS (CUARR_NREDUCE_OPS * CUARR_NDTYPES * 4 * 2 * 2)
 
 static double seconds_since(const struct timespec *t0) {
   struct timespec t1;
@@ -66,12 +66,24 @@ static void test_source(void) {
   CHECK(src && strstr(src, "typedef float _type_reduce;") != NULL, "the reduce type is typedef'd");
   CHECK(src && strstr(src, "return (acc_t)(x * x);") != NULL, "the map is pasted");
   CHECK(src &&
-            strstr(src, "cuarr_reduce_rows<_cuarr_op, float, float, _cuarr_I, _cuarr_S, 1, 4>") !=
+            strstr(src,
+                   "cuarr_reduce_rows<_cuarr_op, float, float, _cuarr_I, _cuarr_S, 1, 4, false>") !=
                 NULL,
         "the rows body with 4-element vectors");
   CHECK(src && strstr(src, "struct __half_t") != NULL && strstr(src, "struct float16") == NULL &&
             strstr(src, "struct cuarr_raw") == NULL,
         "common.cuh without the float16 class or raw arrays when nothing needs them");
+  free(src);
+  free(name);
+  src = cuarr_red_source(&p, 1, in, storage, &t, CUARR_FLOAT32, CUARR_RED_COLS | CUARR_RED_SPLIT, 4,
+                         true, NULL, &name);
+  CHECK(src && name && strcmp(name, "k_cols_split_v4_i64_f4f4_f4f4f4") == 0,
+        "a split variant's name");
+  CHECK(src &&
+            strstr(src,
+                   "cuarr_reduce_cols<_cuarr_op, float, float, _cuarr_I, _cuarr_S, 1, 4, true>") !=
+                NULL,
+        "the cols body with the code that finishes a split grid");
   free(src);
   free(name);
 }

@@ -128,11 +128,11 @@ cuarr_status cuarr_device_reduce(cuarr_context *ctx, const cuarr_reduce_call *c)
 /* ---------------------------------------------------------------- make test */
 
 /* Every variant the engine can pick for the built-ins with their default dtypes: rows and
- * cols, with and without vectors, 32- and 64-bit indexing.  Item i is
+ * cols, with and without vectors, 32- and 64-bit indexing, with and without split grids.  Item i is
  * (op, dtype, variant) decoded from i; KERNELS_PER_PROGRAM of them share a program, each in
  * its own namespace after one prelude. */
 #define KERNELS_PER_PROGRAM 48
-enum { N_SHAPES = 8 }; /* 4 variant/vector forms x 2 index widths */
+enum { N_SHAPES = 16 }; /* 4 variant/vector forms x 2 index widths x split or not */
 
 typedef struct item {
   cuarr_reduce_op op;
@@ -146,8 +146,8 @@ static bool item_at(int i, item *it) {
   it->in = (cuarr_dtype)(rest % CUARR_NDTYPES);
   it->op = (cuarr_reduce_op)(rest / CUARR_NDTYPES);
   it->wide = shape & 1;
-  int form = shape / 2, v = (int)(16 / cuarr_dtype_size(it->in));
-  it->variant = form < 2 ? CUARR_RED_ROWS : CUARR_RED_COLS;
+  int form = (shape / 2) % 4, v = (int)(16 / cuarr_dtype_size(it->in));
+  it->variant = (form < 2 ? CUARR_RED_ROWS : CUARR_RED_COLS) | (shape >= 8 ? CUARR_RED_SPLIT : 0);
   it->vec = form == 1 ? v : form == 3 ? (v > 4 ? 4 : v) : 1;
   return it->op < CUARR_NREDUCE_OPS;
 }

@@ -555,7 +555,8 @@ cuarr_status cuarr_red_launch(cuarr_context *ctx, int device, cuarr_red_program 
 
   red_key key;
   CUfunction f;
-  fill_key(&key, device, &p, p.variant, n_in, in, types, out->dtype);
+  fill_key(&key, device, &p, p.variant | (p.splits > 1 ? CUARR_RED_SPLIT : 0), n_in, in, types,
+           out->dtype);
   CUARR_TRY(kernel_for(c, device, program, n_in, in, types, out->dtype, &key, &f));
   /* Split reductions: the partials, and a zeroed counter per column of blocks -- the stream's
    * own (split_counters.c), or, when there is no room for one more stream, counters after the

@@ -60,12 +60,14 @@ cuarr_status cuarr_red_launch(cuarr_context *ctx, int device, cuarr_red_program 
                               const cuarr_array *out, uint64_t axes);
 
 /* The source text and kernel name of one variant, for `make test` (NVRTC, no GPU).  variant:
- * CUARR_RED_* below; vec: elements per vector (1: none); wide: 64-bit indexing.  storage[k]
- * is input k's element dtype (ignored for scalars), out_storage the output's.  Both strings
- * malloc'd; NULL with the error set on failure. */
+ * CUARR_RED_ROWS or _COLS, with CUARR_RED_SPLIT or'd in for a grid that splits; vec: elements per
+ * vector (1: none); wide: 64-bit indexing.  storage[k] is input k's element dtype (ignored for
+ * scalars), out_storage the output's.  Both strings malloc'd; NULL with the error set on failure.
+ */
 enum {
-  CUARR_RED_ROWS = 0, /* lanes along the reduced axis */
-  CUARR_RED_COLS = 1, /* lanes along the outputs */
+  CUARR_RED_ROWS = 0,  /* lanes along the reduced axis */
+  CUARR_RED_COLS = 1,  /* lanes along the outputs */
+  CUARR_RED_SPLIT = 2, /* or'd in: the kernel can finish a split reduced range (gridDim.y > 1) */
 };
 char *cuarr_red_source(const cuarr_red_program *program, int n_in, const cuarr_red_operand *in,
                        const cuarr_dtype *storage, const cuarr_red_types *types,

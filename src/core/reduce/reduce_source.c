@@ -216,9 +216,10 @@ static void put_body(gen *g, int variant, int vec) {
     first++;
   const char *in0 = storage_ctype(g->storage[first]), *out = cuarr_dtype_ctype(g->out_storage);
   putf(t,
-       "  cuarr_reduce_%s<_cuarr_op, %s, %s, _cuarr_I, _cuarr_S, %d, %d>(_cuarr_o, _cuarr_p0, "
-       "_cuarr_out, _cuarr_partial, _cuarr_counters, _cuarr_L);\n",
-       variant == CUARR_RED_ROWS ? "rows" : "cols", in0, out, g->n_slots, vec);
+       "  cuarr_reduce_%s<_cuarr_op, %s, %s, _cuarr_I, _cuarr_S, %d, %d, %s>(_cuarr_o, "
+       "_cuarr_p0, _cuarr_out, _cuarr_partial, _cuarr_counters, _cuarr_L);\n",
+       (variant & CUARR_RED_COLS) ? "cols" : "rows", in0, out, g->n_slots, vec,
+       (variant & CUARR_RED_SPLIT) ? "true" : "false");
 }
 
 static bool needs_half(const gen *g) {
@@ -272,8 +273,8 @@ char *cuarr_red_source(const cuarr_red_program *program, int n_in, const cuarr_r
     return NULL;
   }
 
-  static const char *const variants[] = {"rows", "cols"};
-  putf(&name, "%s_%s_v%d_%s_", program->name, variants[variant], vec, wide ? "i64" : "i32");
+  putf(&name, "%s_%s%s_v%d_%s_", program->name, (variant & CUARR_RED_COLS) ? "cols" : "rows",
+       (variant & CUARR_RED_SPLIT) ? "_split" : "", vec, wide ? "i64" : "i32");
   for (int k = 0; k < n_in; k++)
     putf(&name, "%s%s%s", in[k].array ? (in[k].raw ? "r" : "") : "s",
          dtype_code(in[k].array ? storage[k] : in[k].var_dtype), dtype_code(in[k].var_dtype));
