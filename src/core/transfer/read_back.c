@@ -112,7 +112,7 @@ cuarr_status cuarr_read_back(int device, CUstream stream, void *dst, const void 
   CUdeviceptr from = (CUdeviceptr)src, to = (CUdeviceptr)host, at = (CUdeviceptr)flag;
   unsigned count = (unsigned)n;
   void *args[] = {&from, &to, &count, &at, &tag};
-  if (cuarr_launch(f, 1, 256, 0, stream, args) != CUARR_OK) {
+  if (cuarr_launch_dependent(device, f, 1, 256, 0, stream, args) != CUARR_OK) {
     /* Nothing was queued: the copy engine may still manage (and reports a broken context
      * itself). */
     cuarr_pool_free(pool, b, NULL);
