@@ -1039,6 +1039,29 @@ describe("large device reductions", function()
     assert.are.equal(want, r0:item())
   end)
 
+  H.gpu_it("full reductions of contiguous views around the size where the grid splits", function()
+    -- a:sum() of a contiguous array takes a short way (src/core/reduce/flat_reduce.c) while one
+    -- column of blocks does the work, and the general path once the grid splits (from
+    -- 7937 * vector width elements on); views one to three elements on are not 16-byte aligned
+    -- (no vectors, an earlier split).  Large sizes first, then small ones, and back.
+    local base = cuarr.arange(80000, "int32")
+    local sizes = { 2, 3, 255, 256, 257, 1000, 7935, 7936, 7937, 7938, 15873, 31743, 31744,
+      31745, 31749, 40000, 65536, 79996 }
+    for _, order in ipairs({ "down", "up", "down" }) do
+      for i = 1, #sizes do
+        local n = order == "up" and sizes[i] or sizes[#sizes + 1 - i]
+        for off = 0, 3 do
+          local v = base[{ { off + 1, off + n } }]
+          local label = fmt("%s n=%d offset %d", order, n, off)
+          assert.are.equal(n * off + n * (n - 1) // 2, v:sum():item(), label .. " sum")
+          assert.are.equal(n, v:argmax():item(), label .. " argmax")
+          assert.are.equal(1, v:argmin():item(), label .. " argmin")
+          assert.are.equal(off + n - 1, v:max():item(), label .. " max")
+        end
+      end
+    end
+  end)
+
   H.gpu_it("a float32 sum of 2^28 values within 1e-6 of the float64 sum", function()
     local n = 1 << 28
     local i = cuarr.arange(n, "float64")

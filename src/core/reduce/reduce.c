@@ -185,6 +185,9 @@ static cuarr_status run(cuarr_context *ctx, cuarr_reduce_op op, const cuarr_arra
 
 cuarr_status cuarr_reduce(cuarr_context *ctx, cuarr_reduce_op op, const cuarr_array *in,
                           const cuarr_reduce_args *args, cuarr_array *out) {
+  cuarr_status flat;
+  if (in && args && out && cuarr_reduce_flat(ctx, op, in, args, out, &flat))
+    return flat;
   uint64_t axes = 0;
   CUARR_TRY(check_args(op, in, args, &axes));
   if (!out)

@@ -35,6 +35,12 @@ typedef struct cuarr_reduce_call {
   int64_t index_base;
 } cuarr_reduce_call;
 
+/* flat_reduce.c: the short way of cuarr_reduce for a full reduction of a C-contiguous device
+ * array into a new 0-d result.  true: the call was this way's, and *status is its outcome;
+ * false: nothing was done (out untouched), take the general way. */
+bool cuarr_reduce_flat(cuarr_context *ctx, cuarr_reduce_op op, const cuarr_array *in,
+                       const cuarr_reduce_args *args, cuarr_array *out, cuarr_status *status);
+
 cuarr_status cuarr_host_reduce(const cuarr_reduce_call *c);                       /* host */
 cuarr_status cuarr_device_reduce(cuarr_context *ctx, const cuarr_reduce_call *c); /* device */
 

@@ -113,16 +113,24 @@ static void op_types(cuarr_reduce_op op, cuarr_dtype in, cuarr_dtype acc, cuarr_
   }
 }
 
+cuarr_red_program *cuarr_device_reduce_program(cuarr_reduce_op op, cuarr_dtype in, cuarr_dtype acc,
+                                               int64_t index_base, cuarr_red_types *types,
+                                               cuarr_red_operand operands[2], int *n_in) {
+  op_types(op, in, acc, types, operands, n_in, index_base);
+  return &programs[op];
+}
+
 cuarr_status cuarr_device_reduce(cuarr_context *ctx, const cuarr_reduce_call *c) {
   if ((unsigned)c->op >= CUARR_NREDUCE_OPS)
     return cuarr_fail(CUARR_VALUE_ERROR, "unknown reduction");
   cuarr_red_types types;
   cuarr_red_operand operands[2];
   int n;
-  op_types(c->op, c->in->dtype, c->acc, &types, operands, &n, c->index_base);
+  cuarr_red_program *program =
+      cuarr_device_reduce_program(c->op, c->in->dtype, c->acc, c->index_base, &types, operands, &n);
   operands[0].array = c->in;
-  return cuarr_red_launch(ctx, cuarr_array_device(c->in), &programs[c->op], n, operands, &types,
-                          c->out, c->axes);
+  return cuarr_red_launch(ctx, cuarr_array_device(c->in), program, n, operands, &types, c->out,
+                          c->axes);
 }
 
 /* ---------------------------------------------------------------- make test */

@@ -210,17 +210,18 @@ static bool element_strides(const cuarr_array *a, int ndim, const int64_t *shape
   return ok;
 }
 
-/* The layout plan_layout finds, the short way, for the commonest reduction (a:sum(), a:max()):
- * one input, an array, C-contiguous and aligned, reduced over every axis -- one row of n_red
- * elements, stride 1, into one output.  false: not that case. */
-static bool plan_one_row(plan *p, int n_in, const cuarr_red_operand *in, const cuarr_array *out,
-                         uint64_t axes) {
-  if (n_in != 1 || !in[0].array || in[0].raw)
+/* The layout plan_layout finds, the short way, for the commonest reduction (a:sum(), a:max(),
+ * a:argmax()): one array input, C-contiguous and aligned, reduced over every axis -- one row
+ * of n_red elements, stride 1, into one output (its data and dtype are all that is read of
+ * out) -- the other inputs scalars.  false: not that case. */
+static bool plan_row(plan *p, int n_in, const cuarr_red_operand *in, const cuarr_array *out) {
+  if (n_in < 1 || !in[0].array || in[0].raw)
     return false;
+  for (int k = 1; k < n_in; k++)
+    if (in[k].array)
+      return false;
   const cuarr_array *a = in[0].array;
-  int ndim = out->ndim;
-  uint64_t all = ndim >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << ndim) - 1;
-  if (a->ndim != ndim || (axes & all) != all || !cuarr_array_is_c_contiguous(a))
+  if (!cuarr_array_is_c_contiguous(a))
     return false;
   int64_t n = cuarr_array_size(a), size = (int64_t)cuarr_dtype_size(a->dtype);
   char *data = cuarr_array_data(a), *out_data = cuarr_array_data(out);
@@ -242,6 +243,15 @@ static bool plan_one_row(plan *p, int n_in, const cuarr_red_operand *in, const c
   p->n_red = n;
   p->wide = false;
   return true;
+}
+
+/* out: the keepdims view (in[0]'s ndim) of a single element. */
+static bool plan_one_row(plan *p, int n_in, const cuarr_red_operand *in, const cuarr_array *out,
+                         uint64_t axes) {
+  int ndim = out->ndim;
+  uint64_t all = ndim >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << ndim) - 1;
+  return n_in >= 1 && in[0].array && in[0].array->ndim == ndim && (axes & all) == all &&
+         plan_row(p, n_in, in, out);
 }
 
 static cuarr_status plan_layout(plan *p, const cuarr_red_program *program, int n_in,
@@ -586,6 +596,36 @@ cuarr_status cuarr_red_launch(cuarr_context *ctx, int device, cuarr_red_program 
   if (partial.buf) /* stream-ordered pool: reusable by later work on this stream */
     cuarr_array_release(&partial);
   return s;
+}
+
+/* ---------------------------------------------------------------- the short way */
+
+cuarr_status cuarr_red_launch_row(int device, CUstream stream, cuarr_red_program *program, int n_in,
+                                  const cuarr_red_operand *in, const cuarr_red_types *types,
+                                  const cuarr_array *out, CUfunction kernels[2], bool *launched) {
+  *launched = false;
+  unsigned sms = 1;
+  CUARR_TRY(multiprocessors(device, &sms));
+  plan p;
+  if (!plan_row(&p, n_in, in, out))
+    return CUARR_OK;
+  choose_variant(&p);
+  plan_grid(&p, sms * BLOCKS_PER_SM);
+  if (p.splits > 1)
+    return CUARR_OK;
+  *launched = true;
+  CUfunction *slot = &kernels[p.vec > 1];
+  if (!*slot) {
+    red_key key;
+    cuarr_function_table *c = NULL;
+    CUARR_TRY(cache_of(program, &c));
+    fill_key(&key, device, &p, p.variant, n_in, in, types, out->dtype);
+    CUARR_TRY(kernel_for(c, device, program, n_in, in, types, out->dtype, &key, slot));
+  }
+  CUARR_TRY(cuarr_device_activate(device));
+  args a;
+  pack_args(&a, &p, n_in, in, 0, 0);
+  return cuarr_launch_dependent_2d(device, *slot, p.gx, 1, p.bx, p.by, 0, stream, a.ptrs);
 }
 
 cuarr_status cuarr_red_plan_describe(const cuarr_red_program *program, int n_in,

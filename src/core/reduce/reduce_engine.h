@@ -88,6 +88,26 @@ void cuarr_red_program_release(cuarr_red_program *program);
 cuarr_status cuarr_red_split_counters(int device, CUstream stream, size_t count, size_t capacity,
                                       CUdeviceptr *out);
 
+/* ---- reduce_device.c */
+/* A built-in reduction op as an engine program, and its typing for an input dtype and
+ * accumulator: the operands are the input (its array left for the caller to set) and, for
+ * argmin/argmax, index_base as a scalar. */
+cuarr_red_program *cuarr_device_reduce_program(cuarr_reduce_op op, cuarr_dtype in, cuarr_dtype acc,
+                                               int64_t index_base, cuarr_red_types *types,
+                                               cuarr_red_operand operands[2], int *n_in);
+
+/* The short way of reduce/flat_reduce.c: cuarr_red_launch for the reduction of every element of
+ * in[0] (a live C-contiguous array on `device`, aligned to its itemsize, of 2 to INT32_MAX
+ * elements; the other inputs scalars) into the 0-d out, with the same kernel and grid, minus
+ * the checks, the general layout and the lookup of the kernel: kernels[0] and [1] are the
+ * program's element-wise and vector kernels for these operand types, found on first use and
+ * kept by the caller.  *launched false (and CUARR_OK, nothing done) when the layout is not
+ * that one or the grid would split: the caller goes the general way.  Once *launched is true,
+ * the status is the call's. */
+cuarr_status cuarr_red_launch_row(int device, CUstream stream, cuarr_red_program *program, int n_in,
+                                  const cuarr_red_operand *in, const cuarr_red_types *types,
+                                  const cuarr_array *out, CUfunction kernels[2], bool *launched);
+
 /* What cuarr_red_launch would choose for these operands on a GPU of `multiprocessors`
  * multiprocessors, without launching (for the C tests: no GPU needed; the arrays need a
  * buffer but their memory is never touched). */
