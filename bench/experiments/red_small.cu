@@ -45,10 +45,8 @@ __device__ __forceinline__ float thread_sum(const float *a, unsigned n) {
   return s;
 }
 
-__global__ void sum_tree(const float *a, float *out, unsigned n) {
-  wait_prev();
-  float s = thread_sum(a, n);
-  let_next();
+// A shared-memory tree with a barrier per level; thread 0 stores the block's sum.
+__device__ __forceinline__ void tree_store(float s, float *out) {
   __shared__ float sh[256];
   unsigned t = threadIdx.x;
   sh[t] = s;
@@ -64,6 +62,13 @@ __global__ void sum_tree(const float *a, float *out, unsigned n) {
     *out = s;
 }
 
+__global__ void sum_tree(const float *a, float *out, unsigned n) {
+  wait_prev();
+  float s = thread_sum(a, n);
+  let_next();
+  tree_store(s, out);
+}
+
 // The same with cuarr's parameter list: input, output, partials, counters and a 656-byte layout
 // (32-bit cuarr_red_layout with one input) of which it reads the element count.
 struct layout656 {
@@ -74,19 +79,7 @@ __global__ void sum_tree_big(const float *a, float *out, float *partial, unsigne
   wait_prev();
   float s = thread_sum(a, L.n_red);
   let_next();
-  __shared__ float sh[256];
-  unsigned t = threadIdx.x;
-  sh[t] = s;
-  __syncthreads();
-  for (unsigned k = blockDim.x / 2; k > 0; k >>= 1) {
-    if (t < k) {
-      s += sh[t + k];
-      sh[t] = s;
-    }
-    __syncthreads();
-  }
-  if (t == 0)
-    *out = s;
+  tree_store(s, out);
 }
 
 __device__ __forceinline__ float warp_sum(float s) {

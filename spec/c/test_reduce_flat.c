@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ctest.h"
+#include "fake_arrays.h"
 #include "reduce/reduce.h"
 
 static cuarr_buffer dev0 = {
@@ -21,14 +22,6 @@ static cuarr_buffer freed = {.refs = 1, .ptr = NULL, .nbytes = 1 << 20, .device 
 static char host_bytes[1 << 16];
 static cuarr_buffer host = {
     .refs = 1, .ptr = host_bytes, .nbytes = sizeof host_bytes, .device = CUARR_HOST};
-
-static cuarr_array array_of(cuarr_buffer *buf, cuarr_dtype d, int ndim, const int64_t *shape,
-                            int64_t offset) {
-  cuarr_array a = {.buf = buf, .dtype = d, .ndim = ndim, .offset = offset};
-  memcpy(a.shape, shape, (size_t)ndim * sizeof *shape);
-  cuarr_strides_c(ndim, shape, cuarr_dtype_size(d), a.strides);
-  return a;
-}
 
 static const cuarr_reduce_args every_axis = {.axes = ~(uint64_t)0, .dtype = -1, .index_base = 1};
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ctest.h"
+#include "fake_arrays.h"
 #include "ufunc/ufunc.h"
 
 static cuarr_buffer dev0 = {
@@ -17,15 +18,6 @@ static cuarr_buffer dev0 = {
 static cuarr_buffer dev1 = {
     .refs = 1, .ptr = (void *)(uintptr_t)0x20000000, .nbytes = 1ull << 40, .device = 1};
 static cuarr_buffer freed = {.refs = 1, .ptr = NULL, .nbytes = 1 << 20, .device = 0};
-
-/* A C-contiguous array of buf at byte offset `offset`. */
-static cuarr_array array_of(cuarr_buffer *buf, cuarr_dtype d, int ndim, const int64_t *shape,
-                            int64_t offset) {
-  cuarr_array a = {.buf = buf, .dtype = d, .ndim = ndim, .offset = offset};
-  memcpy(a.shape, shape, (size_t)ndim * sizeof *shape);
-  cuarr_strides_c(ndim, shape, cuarr_dtype_size(d), a.strides);
-  return a;
-}
 
 static cuarr_ew_arg arr(const cuarr_array *a) { return (cuarr_ew_arg){.array = a}; }
 static cuarr_ew_arg weak_int(int64_t v) {
