@@ -38,6 +38,16 @@
 #define CUARR_RED_THREADS 256
 #define CUARR_RED_MAXDIM 32
 
+/* Layout classes, the bodies' template parameters KEPT and RED: how many kept (or reduced)
+ * axes the host's collapsed layout has.  The special classes compile to less code -- a new
+ * kernel's first call waits for NVRTC -- and run with less arithmetic:
+ *   CUARR_RED_AXES_ANY:  any number; an output's (element's) offsets take a division per axis;
+ *   CUARR_RED_AXES_ONE:  one; the index times the axis' stride;
+ *   CUARR_RED_AXES_NONE: none, a single output (KEPT only; n_out == 1): offsets 0. */
+#define CUARR_RED_AXES_ANY 0
+#define CUARR_RED_AXES_ONE 1
+#define CUARR_RED_AXES_NONE 2
+
 /* The layout the host packs (all fields I or S, which have one size: no padding).  Strides are
  * in elements of each operand; so[NIN] is the output's, along the kept axes. */
 template <typename I, typename S, int NIN> struct cuarr_red_layout {
@@ -48,145 +58,119 @@ template <typename I, typename S, int NIN> struct cuarr_red_layout {
   S sr[NIN > 0 ? NIN : 1][CUARR_RED_MAXDIM];
 };
 
-/* Offsets (in elements) of output o in every operand, from the kept axes. */
-template <typename I, typename S, int NIN>
-__device__ __forceinline__ void cuarr_red_kept(const cuarr_red_layout<I, S, NIN> &L, I o,
-                                               S (&off)[NIN + 1]) {
-#pragma unroll
-  for (int k = 0; k <= NIN; ++k)
-    off[k] = 0;
-  for (int d = (int)L.ndo - 1; d >= 0; --d) {
-    I e = L.shape_o[d], q = d > 0 ? o / e : 0, idx = d > 0 ? o - q * e : o;
-    o = q;
-#pragma unroll
-    for (int k = 0; k <= NIN; ++k)
-      off[k] += (S)idx * L.so[k][d];
-  }
-}
+template <typename T, int V> struct alignas(sizeof(T) * V) cuarr_red_vec { T v[V]; };
 
-/* Offsets of reduced element j, added to base[k]. */
-template <typename I, typename S, int NIN>
-__device__ __forceinline__ void cuarr_red_reduced(const cuarr_red_layout<I, S, NIN> &L, I j,
-                                                  const S (&base)[NIN + 1], S (&off)[NIN + 1]) {
-#pragma unroll
-  for (int k = 0; k < NIN; ++k)
-    off[k] = base[k];
-  if (L.ndr == 1) {
-#pragma unroll
-    for (int k = 0; k < NIN; ++k)
-      off[k] += (S)j * L.sr[k][0];
-    return;
-  }
-  for (int d = (int)L.ndr - 1; d >= 0; --d) {
-    I e = L.shape_r[d], q = d > 0 ? j / e : 0, idx = d > 0 ? j - q * e : j;
-    j = q;
-#pragma unroll
-    for (int k = 0; k < NIN; ++k)
-      off[k] += (S)idx * L.sr[k][d];
-  }
-}
-
-/* An accumulator with a "seen a value" flag for operations without an identity (user
- * kernels); without identity, combining with an empty side keeps the other. */
-template <class Op> struct cuarr_red_acc {
+/* An accumulator; for operations without an identity (user kernels) with a "seen a value"
+ * flag: combining with an empty side keeps the other. */
+template <class Op, bool = Op::has_identity> struct cuarr_red_acc { typename Op::acc_t v; };
+template <class Op> struct cuarr_red_acc<Op, false> {
   typename Op::acc_t v;
   bool have;
 };
 
-template <class Op> __device__ __forceinline__ cuarr_red_acc<Op> cuarr_red_start(const Op &op) {
-  cuarr_red_acc<Op> a;
-  if constexpr (Op::has_identity)
-    a.v = op.identity();
-  a.have = false;
-  return a;
-}
+/* The bodies' helpers are macros, not functions: NVRTC optimises every function of a program on
+ * its own before inlining it, which costs a new kernel's first call 0.2 to 0.7 ms a function
+ * (a ReductionKernel's first call waits for the compile).  They use the names of the bodies:
+ * the operation `op` of type `Op`, the index types I and S, and NIN. */
 
-/* Add a thread's next element (later in the reduced order than any it added before). */
-template <class Op>
-__device__ __forceinline__ void cuarr_red_add(const Op &op, cuarr_red_acc<Op> &a,
-                                              const typename Op::acc_t &x) {
-  if constexpr (Op::has_identity) {
-    a.v = op.fold(a.v, x);
-  } else {
-    a.v = a.have ? op.fold(a.v, x) : x;
-    a.have = true;
-  }
-}
+/* a: the start of a reduction (the identity, or nothing seen yet). */
+#define CUARR_RED_START(a)                                                                         \
+  do {                                                                                             \
+    if constexpr (Op::has_identity)                                                                \
+      (a).v = op.identity();                                                                       \
+    else                                                                                           \
+      (a).have = false;                                                                            \
+  } while (0)
 
-template <class Op>
-__device__ __forceinline__ void cuarr_red_merge(const Op &op, cuarr_red_acc<Op> &a,
-                                                const cuarr_red_acc<Op> &b) {
-  if constexpr (Op::has_identity) {
-    a.v = op.reduce(a.v, b.v);
-  } else if (b.have) {
-    a.v = a.have ? op.reduce(a.v, b.v) : b.v;
-    a.have = true;
-  }
-}
+/* Add value x (an acc_t) to accumulator a with F: fold where x is a thread's next element
+ * (later in the reduced order than any in a), reduce for a partial result. */
+#define CUARR_RED_ADD_WITH(F, a, x)                                                                \
+  do {                                                                                             \
+    if constexpr (Op::has_identity) {                                                              \
+      (a).v = op.F((a).v, (x));                                                                    \
+    } else {                                                                                       \
+      const typename Op::acc_t cuarr_x_ = (x);                                                     \
+      (a).v = (a).have ? op.F((a).v, cuarr_x_) : cuarr_x_;                                         \
+      (a).have = true;                                                                             \
+    }                                                                                              \
+  } while (0)
+#define CUARR_RED_ADD(a, x) CUARR_RED_ADD_WITH(fold, a, x)
 
-/* Combine the blockDim.x accumulators of each row y of the block (blockDim.x a power of two);
- * lane 0 of each row ends with the row's result.  `stride` accumulators per thread (cols
- * bodies keep VEC of them): acc[e] combines with the same e of the other lanes. */
-template <class Op, int V>
-__device__ __forceinline__ void cuarr_red_block_x(const Op &op, cuarr_red_acc<Op> (&acc)[V]) {
-  typedef cuarr_red_acc<Op> A;
-  __shared__ __align__(16) unsigned char raw[CUARR_RED_THREADS * V * sizeof(A)];
-  A *sh = (A *)raw;
-  const unsigned t = threadIdx.y * blockDim.x + threadIdx.x;
-#pragma unroll
-  for (int e = 0; e < V; ++e)
-    sh[t * V + e] = acc[e];
-  __syncthreads();
-  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) {
-#pragma unroll
-      for (int e = 0; e < V; ++e) {
-        cuarr_red_merge(op, acc[e], sh[(t + s) * V + e]);
-        sh[t * V + e] = acc[e];
-      }
-    }
-    __syncthreads();
-  }
-}
+/* Combine accumulator b into a (b from later lanes). */
+#define CUARR_RED_MERGE(a, b)                                                                      \
+  do {                                                                                             \
+    if constexpr (Op::has_identity) {                                                              \
+      (a).v = op.reduce((a).v, (b).v);                                                             \
+    } else if ((b).have) {                                                                         \
+      (a).v = (a).have ? op.reduce((a).v, (b).v) : (b).v;                                          \
+      (a).have = true;                                                                             \
+    }                                                                                              \
+  } while (0)
 
-/* Combine along y instead: thread (x, 0) ends with column x's result. */
-template <class Op, int V>
-__device__ __forceinline__ void cuarr_red_block_y(const Op &op, cuarr_red_acc<Op> (&acc)[V]) {
-  typedef cuarr_red_acc<Op> A;
-  __shared__ __align__(16) unsigned char raw[CUARR_RED_THREADS * V * sizeof(A)];
-  A *sh = (A *)raw;
-  const unsigned t = threadIdx.y * blockDim.x + threadIdx.x;
-#pragma unroll
-  for (int e = 0; e < V; ++e)
-    sh[t * V + e] = acc[e];
-  __syncthreads();
-  for (unsigned s = blockDim.y / 2; s > 0; s >>= 1) {
-    if (threadIdx.y < s) {
-#pragma unroll
-      for (int e = 0; e < V; ++e) {
-        cuarr_red_merge(op, acc[e], sh[(t + s * blockDim.x) * V + e]);
-        sh[t * V + e] = acc[e];
-      }
-    }
-    __syncthreads();
-  }
-}
+/* off[k] += the offset (in elements) of `index`, a flat index in C order over nd axes of
+ * extents shape[] and strides strides[k][] in operand k, for k < nops.  CLASS, one of
+ * CUARR_RED_AXES_*, says how many axes there are: ONE needs no division, NONE adds nothing. */
+#define CUARR_RED_OFFSETS(CLASS, index, nd, shape, strides, nops, off)                             \
+  do {                                                                                             \
+    if constexpr ((CLASS) != CUARR_RED_AXES_NONE) {                                                \
+      I cuarr_q_ = (index);                                                                        \
+      if constexpr ((CLASS) == CUARR_RED_AXES_ANY) {                                               \
+        for (int cuarr_d_ = (int)(nd)-1; cuarr_d_ > 0; --cuarr_d_) {                               \
+          const I cuarr_r_ = cuarr_q_ / (shape)[cuarr_d_];                                         \
+          _Pragma("unroll") for (int cuarr_k_ = 0; cuarr_k_ < (nops);                              \
+                                 ++cuarr_k_)(off)[cuarr_k_] +=                                     \
+              (S)(cuarr_q_ - cuarr_r_ * (shape)[cuarr_d_]) * (strides)[cuarr_k_][cuarr_d_];        \
+          cuarr_q_ = cuarr_r_;                                                                     \
+        }                                                                                          \
+      }                                                                                            \
+      _Pragma("unroll") for (int cuarr_k_ = 0; cuarr_k_ < (nops); ++cuarr_k_)(off)[cuarr_k_] +=    \
+          (S)cuarr_q_ * (strides)[cuarr_k_][0]; /* the index is below shape[0] now */              \
+    }                                                                                              \
+  } while (0)
 
-template <typename T, int V> struct alignas(sizeof(T) * V) cuarr_red_vec { T v[V]; };
+/* Combine the V accumulators acc[] of each thread (acc[e] with the same e of the other lanes)
+ * over each row of the block (Y false: the blockDim.x lanes of a row y; lane 0 ends with the
+ * result) or each column (Y: the blockDim.y lanes of a column x; lane y = 0 ends with it), in a
+ * fixed tree through sh (CUARR_RED_THREADS * V accumulators of shared memory): lane i takes
+ * lane i + s, s halving from half the lanes, so that one input gives the same bits on every
+ * run.  blockDim.x and blockDim.y are powers of two.  (A tree of warp shuffles and one
+ * exchange between the warps compiles 2 ms slower, and runs no faster with 256 threads.) */
+#define CUARR_RED_BLOCK(Y, V, acc, sh)                                                             \
+  do {                                                                                             \
+    const unsigned cuarr_t_ = threadIdx.y * blockDim.x + threadIdx.x;                              \
+    const unsigned cuarr_lane_ = (Y) ? threadIdx.y : threadIdx.x;                                  \
+    const unsigned cuarr_lstep_ = (Y) ? blockDim.x : 1;                                            \
+    _Pragma("unroll") for (int cuarr_e_ = 0; cuarr_e_ < (V);                                       \
+                           ++cuarr_e_)(sh)[cuarr_t_ * (V) + cuarr_e_] = (acc)[cuarr_e_];           \
+    __syncthreads();                                                                               \
+    for (unsigned cuarr_s_ = ((Y) ? blockDim.y : blockDim.x) / 2; cuarr_s_ > 0; cuarr_s_ >>= 1) {  \
+      if (cuarr_lane_ < cuarr_s_) {                                                                \
+        _Pragma("unroll") for (int cuarr_e_ = 0; cuarr_e_ < (V); ++cuarr_e_) {                     \
+          CUARR_RED_MERGE((acc)[cuarr_e_],                                                         \
+                          (sh)[(cuarr_t_ + cuarr_s_ * cuarr_lstep_) * (V) + cuarr_e_]);            \
+          (sh)[cuarr_t_ * (V) + cuarr_e_] = (acc)[cuarr_e_];                                       \
+        }                                                                                          \
+      }                                                                                            \
+      __syncthreads();                                                                             \
+    }                                                                                              \
+  } while (0)
 
 /* The next kernel on the stream (a programmatic dependent, which waits for this one to finish
- * before touching memory) may be scheduled from here on: called when a block's loads are done.
+ * before touching memory) may be scheduled from here on: done when a block's loads are done.
  * Not when the grid is split and has more blocks than the GPU has multiprocessors: the next
  * kernel's blocks would then fill the machine, waiting, beside the blocks that finish the
  * split columns, and slow them (it is let in as this grid's blocks exit anyway). */
-__device__ __forceinline__ void cuarr_red_let_next_in() {
 #if __CUDA_ARCH__ >= 900
-  unsigned sms;
-  asm("mov.u32 %0, %%nsmid;" : "=r"(sms));
-  if (gridDim.y == 1 || gridDim.x * gridDim.y <= sms)
-    asm volatile("griddepcontrol.launch_dependents;");
+#define CUARR_RED_LET_NEXT_IN()                                                                    \
+  do {                                                                                             \
+    unsigned cuarr_sms_;                                                                           \
+    asm("mov.u32 %0, %%nsmid;" : "=r"(cuarr_sms_));                                                \
+    if (gridDim.y == 1 || gridDim.x * gridDim.y <= cuarr_sms_)                                     \
+      asm volatile("griddepcontrol.launch_dependents;");                                           \
+  } while (0)
+#else
+#define CUARR_RED_LET_NEXT_IN() ((void)0)
 #endif
-}
 
 /* Split reductions: each block of a column of blocks (one blockIdx.x, gridDim.y of them)
  * stored its partial results; the last of them to get here finishes.  Its partials were made
@@ -205,91 +189,83 @@ __device__ __forceinline__ bool cuarr_red_last_block(unsigned int *counters) {
   return last;
 }
 
-/* Accumulate the elements of the reduced range at j, j + step, ... for output o (offsets koff
- * along the kept axes), element by element through map_at. */
-template <class Op, typename I, typename S, int NIN>
-__device__ __forceinline__ void cuarr_red_scalar_loop(const Op &op, cuarr_red_acc<Op> &acc,
-                                                      const cuarr_red_layout<I, S, NIN> &L,
-                                                      const S (&koff)[NIN + 1], I o, I j, I step) {
-  S off[NIN + 1];
-  if (L.ndr == 1) {
-    for (; j < L.n_red; j += step) {
-#pragma unroll
-      for (int k = 0; k < NIN; ++k)
-        off[k] = koff[k] + (S)j * L.sr[k][0];
-      cuarr_red_add(op, acc, op.map_at(off, o, j));
-    }
-  } else {
-    for (; j < L.n_red; j += step) {
-      cuarr_red_reduced(L, j, koff, off);
-      cuarr_red_add(op, acc, op.map_at(off, o, j));
-    }
-  }
-}
-
 /* ---------------------------------------------------------------- rows */
 
-/* SPLIT (both bodies): the grid may split the reduced range (gridDim.y > 1), and the kernel
- * has the code that finishes a split; without it (gridDim.y == 1, which the host ensures) a
- * kernel is smaller and a new one compiles faster: the first call of a ReductionKernel on a
- * range one column of blocks can take (every small reduction) waits for less. */
+/* The bodies' template parameters: In and Out, the storage types of the first array input and
+ * of the output; I and S, the index and offset types; NIN, the array inputs; VEC, elements a
+ * vector (1: element by element through map_at); SPLIT: the grid may split the reduced range
+ * (gridDim.y > 1), and the kernel has the code that finishes a split -- without it (gridDim.y
+ * == 1, which the host ensures) a kernel is smaller and a new one compiles faster, and every
+ * small reduction takes one column of blocks; KEPT and RED, the classes of the kept and reduced
+ * axes (CUARR_RED_AXES_*). */
 
 /* Rows: blockDim.x lanes share output o.  VEC > 1: one array input whose reduced axis is a
  * single one of stride 1, every row aligned for VEC-element vectors (the host checks); the
- * last n_red % VEC elements of a row, after its last whole vector, go one by one to the
- * first split's lanes.  With gridDim.y > 1 each block takes a share of every row of its
- * outputs; partials are [output][split]. */
-template <class Op, typename In, typename Out, typename I, typename S, int NIN, int VEC, bool SPLIT>
+ * last n_red % VEC elements of a row, after its last whole vector, go one each to the first
+ * split's first lanes (blockDim.x >= VEC, which the host ensures).  With gridDim.y > 1 each
+ * block takes a share of every row of its outputs; partials are [output][split]. */
+template <class Op, typename In, typename Out, typename I, typename S, int NIN, int VEC, bool SPLIT,
+          int KEPT, int RED>
 __device__ __forceinline__ void
 cuarr_reduce_rows(const Op &op, const In *in0, Out *out, typename Op::acc_t *partial,
                   unsigned int *counters, const cuarr_red_layout<I, S, NIN> &L) {
+  typedef cuarr_red_acc<Op> A;
+  __shared__ __align__(16) unsigned char raw[CUARR_RED_THREADS * sizeof(A)];
+  A *sh = (A *)raw;
   const I o = (I)blockIdx.x * blockDim.y + threadIdx.y;
   const I split = SPLIT ? (I)blockIdx.y : 0, splits = SPLIT ? (I)gridDim.y : 1;
-  cuarr_red_acc<Op> acc[1] = {cuarr_red_start(op)};
+  A acc[1];
+  CUARR_RED_START(acc[0]);
   S koff[NIN + 1] = {};
   if (o < L.n_out) {
-    cuarr_red_kept(L, o, koff);
+    CUARR_RED_OFFSETS(KEPT, o, L.ndo, L.shape_o, L.so, NIN + 1, koff);
     const I step = (I)blockDim.x * splits;
+    I v = split * blockDim.x + threadIdx.x;
     if constexpr (VEC > 1) {
       const cuarr_red_vec<In, VEC> *p = (const cuarr_red_vec<In, VEC> *)(in0 + koff[0]);
       const I nv = L.n_red / VEC;
-      I v = split * blockDim.x + threadIdx.x;
-      for (; v + step < nv; v += 2 * step) { /* two vectors in flight */
-        cuarr_red_vec<In, VEC> a[2];
-#pragma unroll
-        for (int u = 0; u < 2; ++u)
-          a[u] = p[v + u * step];
-#pragma unroll
-        for (int u = 0; u < 2; ++u)
+      if (v < nv) { /* two vectors in flight: the next one loads while this one adds up */
+        cuarr_red_vec<In, VEC> a = p[v];
+        for (;;) {
+          const I w = v + step;
+          cuarr_red_vec<In, VEC> b;
+          if (w < nv)
+            b = p[w];
 #pragma unroll
           for (int e = 0; e < VEC; ++e)
-            cuarr_red_add(op, acc[0], op.map1(a[u].v[e], o, (v + u * step) * VEC + e));
+            CUARR_RED_ADD(acc[0], op.map1(a.v[e], o, v * VEC + e));
+          if (w >= nv)
+            break;
+          a = b;
+          v = w;
+        }
       }
-      for (; v < nv; v += step) {
-        const cuarr_red_vec<In, VEC> a = p[v];
-#pragma unroll
-        for (int e = 0; e < VEC; ++e)
-          cuarr_red_add(op, acc[0], op.map1(a.v[e], o, v * VEC + e));
-      }
-      if (split == 0)
-        for (I j = nv * VEC + threadIdx.x; j < L.n_red; j += blockDim.x)
-          cuarr_red_add(op, acc[0], op.map1(in0[koff[0] + (S)j], o, j));
+      const I j = nv * VEC + threadIdx.x; /* the tail */
+      if (split == 0 && j < L.n_red)
+        CUARR_RED_ADD(acc[0], op.map1(in0[koff[0] + (S)j], o, j));
     } else {
-      cuarr_red_scalar_loop(op, acc[0], L, koff, o, split * blockDim.x + threadIdx.x, step);
+      S off[NIN + 1];
+      for (; v < L.n_red; v += step) {
+#pragma unroll
+        for (int k = 0; k < NIN; ++k)
+          off[k] = koff[k];
+        CUARR_RED_OFFSETS(RED, v, L.ndr, L.shape_r, L.sr, NIN, off);
+        CUARR_RED_ADD(acc[0], op.map_at(off, o, v));
+      }
     }
   }
-  cuarr_red_let_next_in();
-  cuarr_red_block_x(op, acc);
+  CUARR_RED_LET_NEXT_IN();
+  CUARR_RED_BLOCK(false, 1, acc, sh);
   if constexpr (SPLIT) {
     if (threadIdx.x == 0 && o < L.n_out)
       partial[o * splits + split] = acc[0].v;
     if (!cuarr_red_last_block(counters))
       return;
-    acc[0] = cuarr_red_start(op);
+    CUARR_RED_START(acc[0]);
     if (o < L.n_out)
       for (I s = threadIdx.x; s < splits; s += blockDim.x)
-        cuarr_red_merge(op, acc[0], cuarr_red_acc<Op>{partial[o * splits + s], true});
-    cuarr_red_block_x(op, acc);
+        CUARR_RED_ADD_WITH(reduce, acc[0], partial[o * splits + s]);
+    CUARR_RED_BLOCK(false, 1, acc, sh);
   }
   if (threadIdx.x == 0 && o < L.n_out)
     op.post(acc[0].v, out + koff[NIN], o);
@@ -301,23 +277,28 @@ cuarr_reduce_rows(const Op &op, const In *in0, Out *out, typename Op::acc_t *par
  * whose extent is a multiple of VEC; with VEC > 1 there is one array input and it steps 1
  * along that axis, aligned for vectors); blockDim.y lanes, and gridDim.y blocks, split the
  * reduced range.  Partials are [split][output]. */
-template <class Op, typename In, typename Out, typename I, typename S, int NIN, int VEC, bool SPLIT>
+template <class Op, typename In, typename Out, typename I, typename S, int NIN, int VEC, bool SPLIT,
+          int KEPT, int RED>
 __device__ __forceinline__ void
 cuarr_reduce_cols(const Op &op, const In *in0, Out *out, typename Op::acc_t *partial,
                   unsigned int *counters, const cuarr_red_layout<I, S, NIN> &L) {
+  typedef cuarr_red_acc<Op> A;
+  __shared__ __align__(16) unsigned char raw[CUARR_RED_THREADS * VEC * sizeof(A)];
+  A *sh = (A *)raw;
   const I o = ((I)blockIdx.x * blockDim.x + threadIdx.x) * VEC;
   const I split = SPLIT ? (I)blockIdx.y : 0, splits = SPLIT ? (I)gridDim.y : 1;
-  cuarr_red_acc<Op> acc[VEC];
+  A acc[VEC];
 #pragma unroll
   for (int e = 0; e < VEC; ++e)
-    acc[e] = cuarr_red_start(op);
+    CUARR_RED_START(acc[e]);
   S koff[NIN + 1] = {};
   if (o < L.n_out) {
-    cuarr_red_kept(L, o, koff);
+    CUARR_RED_OFFSETS(KEPT, o, L.ndo, L.shape_o, L.so, NIN + 1, koff);
     const I step = (I)blockDim.y * splits;
     I j = split * blockDim.y + threadIdx.y;
+    S off[NIN + 1];
     if constexpr (VEC > 1) {
-      if (L.ndr == 1) { /* four rows in flight */
+      if constexpr (RED == CUARR_RED_AXES_ONE) { /* four rows in flight */
         const S rs = L.sr[0][0];
         for (; j + 3 * step < L.n_red; j += 4 * step) {
           cuarr_red_vec<In, VEC> v[4];
@@ -328,23 +309,29 @@ cuarr_reduce_cols(const Op &op, const In *in0, Out *out, typename Op::acc_t *par
           for (int u = 0; u < 4; ++u)
 #pragma unroll
             for (int e = 0; e < VEC; ++e)
-              cuarr_red_add(op, acc[e], op.map1(v[u].v[e], o + e, j + u * step));
+              CUARR_RED_ADD(acc[e], op.map1(v[u].v[e], o + e, j + u * step));
         }
       }
-      S off[NIN + 1];
       for (; j < L.n_red; j += step) {
-        cuarr_red_reduced(L, j, koff, off);
+        off[0] = koff[0];
+        CUARR_RED_OFFSETS(RED, j, L.ndr, L.shape_r, L.sr, 1, off);
         const cuarr_red_vec<In, VEC> a = *(const cuarr_red_vec<In, VEC> *)(in0 + off[0]);
 #pragma unroll
         for (int e = 0; e < VEC; ++e)
-          cuarr_red_add(op, acc[e], op.map1(a.v[e], o + e, j));
+          CUARR_RED_ADD(acc[e], op.map1(a.v[e], o + e, j));
       }
     } else {
-      cuarr_red_scalar_loop(op, acc[0], L, koff, o, j, step);
+      for (; j < L.n_red; j += step) {
+#pragma unroll
+        for (int k = 0; k < NIN; ++k)
+          off[k] = koff[k];
+        CUARR_RED_OFFSETS(RED, j, L.ndr, L.shape_r, L.sr, NIN, off);
+        CUARR_RED_ADD(acc[0], op.map_at(off, o, j));
+      }
     }
   }
-  cuarr_red_let_next_in();
-  cuarr_red_block_y(op, acc);
+  CUARR_RED_LET_NEXT_IN();
+  CUARR_RED_BLOCK(true, VEC, acc, sh);
   if constexpr (SPLIT) {
     if (threadIdx.y == 0 && o < L.n_out) {
 #pragma unroll
@@ -355,16 +342,16 @@ cuarr_reduce_cols(const Op &op, const In *in0, Out *out, typename Op::acc_t *par
       return;
 #pragma unroll
     for (int e = 0; e < VEC; ++e)
-      acc[e] = cuarr_red_start(op);
+      CUARR_RED_START(acc[e]);
     if (o < L.n_out)
       for (I s = threadIdx.y; s < splits; s += blockDim.y)
 #pragma unroll
         for (int e = 0; e < VEC; ++e)
-          cuarr_red_merge(op, acc[e], cuarr_red_acc<Op>{partial[s * L.n_out + o + e], true});
-    cuarr_red_block_y(op, acc);
+          CUARR_RED_ADD_WITH(reduce, acc[e], partial[s * L.n_out + o + e]);
+    CUARR_RED_BLOCK(true, VEC, acc, sh);
   }
   if (threadIdx.y == 0 && o < L.n_out) {
-    const S ostep = L.so[NIN][L.ndo - 1];
+    const S ostep = KEPT == CUARR_RED_AXES_ANY ? L.so[NIN][L.ndo - 1] : L.so[NIN][0];
 #pragma unroll
     for (int e = 0; e < VEC; ++e)
       op.post(acc[e].v, out + koff[NIN] + (S)e * ostep, o + e);

@@ -8,10 +8,12 @@
 #include <time.h>
 
 #include "ctest.h"
+#include "internal.h"
 #include "reduce/reduce_engine.h"
 
-/* ops x dtypes x (rows, rows vectorised, cols, cols vectorised) x 2 widths */
-#define EXPECTED_KERNELS (CUARR_NREDUCE_OPS * CUARR_NDTYPES * 4 * 2 * 2)
+/* ops x dtypes x ((rows, rows vectorised, cols, cols vectorised) x 2 widths x split or not, and
+ * the 13 special layout classes of those forms) */
+#define EXPECTED_KERNELS (CUARR_NREDUCE_OPS * CUARR_NDTYPES * (4 * 2 * 2 + 13))
 
 static double seconds_since(const struct timespec *t0) {
   struct timespec t1;
@@ -65,10 +67,9 @@ static void test_source(void) {
   CHECK(src && name && strcmp(name, "k_rows_v4_i32_f4f4_f4f4f4") == 0, "a variant's name");
   CHECK(src && strstr(src, "typedef float _type_reduce;") != NULL, "the reduce type is typedef'd");
   CHECK(src && strstr(src, "return (acc_t)(x * x);") != NULL, "the map is pasted");
-  CHECK(src &&
-            strstr(src,
-                   "cuarr_reduce_rows<_cuarr_op, float, float, _cuarr_I, _cuarr_S, 1, 4, false>") !=
-                NULL,
+  CHECK(src && strstr(src,
+                      "cuarr_reduce_rows<_cuarr_op, float, float, _cuarr_I, _cuarr_S, 1, 4, false, "
+                      "CUARR_RED_AXES_ANY, CUARR_RED_AXES_ANY>") != NULL,
         "the rows body with 4-element vectors");
   CHECK(src && strstr(src, "struct __half_t") != NULL && strstr(src, "struct float16") == NULL &&
             strstr(src, "struct cuarr_raw") == NULL,
@@ -79,13 +80,191 @@ static void test_source(void) {
                          true, NULL, &name);
   CHECK(src && name && strcmp(name, "k_cols_split_v4_i64_f4f4_f4f4f4") == 0,
         "a split variant's name");
-  CHECK(src &&
-            strstr(src,
-                   "cuarr_reduce_cols<_cuarr_op, float, float, _cuarr_I, _cuarr_S, 1, 4, true>") !=
-                NULL,
+  CHECK(src && strstr(src,
+                      "cuarr_reduce_cols<_cuarr_op, float, float, _cuarr_I, _cuarr_S, 1, 4, true, "
+                      "CUARR_RED_AXES_ANY, CUARR_RED_AXES_ANY>") != NULL,
         "the cols body with the code that finishes a split grid");
   free(src);
   free(name);
+  src = cuarr_red_source(&p, 1, in, storage, &t, CUARR_FLOAT32,
+                         CUARR_RED_ROWS | CUARR_RED_KEPT_NONE | CUARR_RED_REDUCED_ONE, 4, false,
+                         NULL, &name);
+  CHECK(src && name && strcmp(name, "k_rows_k0_r1_v4_i32_f4f4_f4f4f4") == 0 &&
+            strstr(src, "1, 4, false, CUARR_RED_AXES_NONE, CUARR_RED_AXES_ONE>") != NULL,
+        "a full reduction: no kept axes, one reduced axis");
+  const char *op = src ? strstr(src, "struct _cuarr_op {") : NULL;
+  CHECK(op && strstr(op, "map_at") == NULL && strstr(op, "cuarr_cast") == NULL,
+        "a vector kernel has map1 only, and no conversion between equal types");
+  free(src);
+  free(name);
+  src = cuarr_red_source(&p, 1, in, storage, &t, CUARR_FLOAT32, CUARR_RED_COLS | CUARR_RED_KEPT_ONE,
+                         1, true, NULL, &name);
+  op = src ? strstr(src, "struct _cuarr_op {") : NULL;
+  CHECK(name && strcmp(name, "k_cols_k1_v1_i64_f4f4_f4f4f4") == 0 && op &&
+            strstr(op, "map_at") != NULL && strstr(op, "map1") == NULL,
+        "an element-wise kernel has map_at only");
+  free(src);
+  free(name);
+}
+
+/* ---------------------------------------------------------------- user programs */
+
+/* The built-ins all have an identity, one array input and no raw arrays or scalars; user
+ * ReductionKernels have those too.  Each program below is compiled in every variant the engine
+ * can pick for it (every form and layout class, both widths, split or not), in one program of
+ * namespaced variants after cuarr_red_prelude(), as compile-all does. */
+typedef struct user_case {
+  const char *what;
+  cuarr_red_program program;
+  int n_in;
+  cuarr_red_operand in[3];
+  cuarr_dtype storage[3];
+  cuarr_red_types types;
+  cuarr_dtype out_storage;
+} user_case;
+
+static bool cubin_has(const char *cubin, size_t size, const char *name) {
+  size_t len = strlen(name) + 1;
+  for (size_t i = 0; i + len <= size; i++)
+    if (cubin[i] == name[0] && memcmp(cubin + i, name, len) == 0)
+      return true;
+  return false;
+}
+
+static bool compile_user_case(user_case *c) {
+  static const int forms[] = {
+      CUARR_RED_ROWS | CUARR_RED_KEPT_NONE | CUARR_RED_REDUCED_ONE,
+      CUARR_RED_ROWS | CUARR_RED_KEPT_ONE | CUARR_RED_REDUCED_ONE,
+      CUARR_RED_ROWS | CUARR_RED_REDUCED_ONE,
+      CUARR_RED_ROWS | CUARR_RED_KEPT_NONE,
+      CUARR_RED_ROWS | CUARR_RED_KEPT_ONE,
+      CUARR_RED_ROWS,
+      CUARR_RED_COLS | CUARR_RED_KEPT_ONE | CUARR_RED_REDUCED_ONE,
+      CUARR_RED_COLS | CUARR_RED_REDUCED_ONE,
+      CUARR_RED_COLS | CUARR_RED_KEPT_ONE,
+      CUARR_RED_COLS,
+  };
+  int slots = 0;
+  for (int k = 0; k < c->n_in; k++)
+    slots += c->in[k].array && !c->in[k].raw;
+  int v = (int)(16 / cuarr_dtype_size(c->storage[0]));
+  char *source = cuarr_red_prelude();
+  size_t len = source ? strlen(source) : 0;
+  char *names[4 * 2 * (sizeof forms / sizeof forms[0])];
+  int n = 0;
+  bool ok = source != NULL;
+  for (size_t f = 0; f < sizeof forms / sizeof forms[0] && ok; f++) {
+    int form = forms[f];
+    bool rows = !(form & CUARR_RED_COLS);
+    /* vectors: one array input; rows vectors need a single reduced axis */
+    bool vec_ok = slots == 1 && (!rows || (form & CUARR_RED_REDUCED_ONE));
+    for (int k = 0; k < 4 * (vec_ok ? 2 : 1) && ok; k++) {
+      int vec = k >= 4 ? (rows ? v : v > 4 ? 4 : v) : 1;
+      char ns[32];
+      snprintf(ns, sizeof ns, "_cuarr_u%d", n);
+      char *part =
+          cuarr_red_source(&c->program, c->n_in, c->in, c->storage, &c->types, c->out_storage,
+                           form | (k & 2 ? CUARR_RED_SPLIT : 0), vec, k & 1, ns, &names[n]);
+      ok = part != NULL;
+      if (!ok)
+        break;
+      n++;
+      size_t m = strlen(part);
+      char *grown = realloc(source, len + m + 1);
+      ok = grown != NULL;
+      if (ok) {
+        memcpy(grown + len, part, m + 1);
+        source = grown;
+        len += m;
+      }
+      free(part);
+    }
+  }
+  char *cubin = NULL;
+  size_t size = 0;
+  if (ok) {
+    const char *fast[] = {"--Ofast-compile=max"};
+    cuarr_status s = cuarr_nvrtc_compile(source, c->what, fast, 1, 90, &cubin, &size);
+    if (s != CUARR_OK)
+      s = cuarr_nvrtc_compile(source, c->what, NULL, 0, 90, &cubin, &size);
+    if (s != CUARR_OK)
+      printf("# %.3000s\n", cuarr_last_error());
+    ok = s == CUARR_OK;
+  }
+  for (int i = 0; i < n; i++) {
+    if (ok && !cubin_has(cubin, size, names[i])) {
+      printf("# kernel %s missing\n", names[i]);
+      ok = false;
+    }
+    free(names[i]);
+  }
+  free(cubin);
+  free(source);
+  return ok;
+}
+
+static void test_user_programs(void) {
+  int64_t shape[2] = {2, 3};
+  cuarr_array f32 = {.dtype = CUARR_FLOAT32, .ndim = 1, .shape = {4}, .strides = {4}};
+  cuarr_array f64 = {.dtype = CUARR_FLOAT64, .ndim = 1, .shape = {4}, .strides = {8}};
+  cuarr_array f16 = {.dtype = CUARR_FLOAT16, .ndim = 1, .shape = {4}, .strides = {2}};
+  cuarr_array raw = {.dtype = CUARR_INT32, .ndim = 2, .shape = {2, 3}};
+  cuarr_strides_c(2, shape, 4, raw.strides);
+
+  user_case no_identity = {
+      .what = "max_noid.cu",
+      .program = {.name = "max_noid",
+                  .map_expr = "x",
+                  .reduce_expr = "a > b ? a : b",
+                  .post_expr = "y = a",
+                  .ordered = true},
+      .n_in = 1,
+      .in = {{.array = &f32, .var_dtype = CUARR_FLOAT32, .name = "x", .type_name = "T"}},
+      .storage = {CUARR_FLOAT32},
+      .types = {.acc = CUARR_FLOAT32,
+                .acc_size = 4,
+                .out_var = CUARR_FLOAT32,
+                .out_name = "y",
+                .out_type_name = "T"},
+      .out_storage = CUARR_FLOAT32};
+  CHECK(compile_user_case(&no_identity),
+        "a program without an identity compiles in every form and layout class");
+
+  user_case two_inputs = {
+      .what = "dot.cu",
+      .program = {.name = "dot",
+                  .map_expr = "x * y",
+                  .reduce_expr = "a + b",
+                  .post_expr = "z = a",
+                  .identity = "0",
+                  .ordered = true},
+      .n_in = 2,
+      .in = {{.array = &f64, .var_dtype = CUARR_FLOAT64, .name = "x"},
+             {.array = &f32, .var_dtype = CUARR_FLOAT64, .name = "y"}},
+      .storage = {CUARR_FLOAT64, CUARR_FLOAT32},
+      .types = {.acc = CUARR_FLOAT64, .acc_size = 8, .out_var = CUARR_FLOAT64, .out_name = "z"},
+      .out_storage = CUARR_FLOAT32};
+  CHECK(compile_user_case(&two_inputs),
+        "a program of two array inputs compiles in every element-wise form and layout class");
+
+  user_case mixed = {
+      .what = "mixed.cu",
+      .program = {.name = "mixed",
+                  .map_expr = "twice(x) * s + r[_j % 6] + _i",
+                  .reduce_expr = "a + b",
+                  .post_expr = "y = a",
+                  .identity = "0",
+                  .preamble = "__device__ float twice(float v) { return 2 * v; }",
+                  .ordered = true},
+      .n_in = 3,
+      .in = {{.array = &f16, .var_dtype = CUARR_FLOAT16, .name = "x"},
+             {.scalar = {.dtype = CUARR_FLOAT32}, .var_dtype = CUARR_FLOAT32, .name = "s"},
+             {.array = &raw, .var_dtype = CUARR_INT32, .name = "r", .raw = true}},
+      .storage = {CUARR_FLOAT16, CUARR_FLOAT32, CUARR_INT32},
+      .types = {.acc = CUARR_FLOAT32, .acc_size = 4, .out_var = CUARR_FLOAT16, .out_name = "y"},
+      .out_storage = CUARR_FLOAT16};
+  CHECK(compile_user_case(&mixed), "float16, a scalar, a raw array, _i, _j and a preamble "
+                                   "compile in every form and layout class");
 }
 
 static void test_compile_all(void) {
@@ -104,6 +283,7 @@ static void test_compile_all(void) {
 int main(void) {
   test_resolve();
   test_source();
+  test_user_programs();
   test_compile_all();
   return ctest_done();
 }

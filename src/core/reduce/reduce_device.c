@@ -135,12 +135,46 @@ cuarr_status cuarr_device_reduce(cuarr_context *ctx, const cuarr_reduce_call *c)
 
 /* ---------------------------------------------------------------- make test */
 
-/* Every variant the engine can pick for the built-ins with their default dtypes: rows and
- * cols, with and without vectors, 32- and 64-bit indexing, with and without split grids.  Item i is
- * (op, dtype, variant) decoded from i; KERNELS_PER_PROGRAM of them share a program, each in
- * its own namespace after one prelude. */
+/* Every variant the engine can pick for the built-ins with their default dtypes.  Item i is
+ * (op, dtype, shape) decoded from i; KERNELS_PER_PROGRAM of them share a program, each in its
+ * own namespace after one prelude.  The shapes: for every (op, dtype), each form (rows and cols,
+ * with and without vectors) for any layout, with 32- and 64-bit indexing, with and without
+ * split grids; and each special layout class (reduce_engine.h) of each form, 32-bit and not
+ * split -- the class changes only the index arithmetic, which the index width and the split
+ * code do not meet, and compiling those too would add half a minute to `make test`. */
 #define KERNELS_PER_PROGRAM 48
-enum { N_SHAPES = 16 }; /* 4 variant/vector forms x 2 index widths x split or not */
+
+typedef struct shape {
+  uint8_t variant; /* without CUARR_RED_SPLIT */
+  uint8_t vec;     /* 0: none; 1: the form's vector width for the dtype */
+  uint8_t general; /* 1: compiled at both widths, split or not */
+} shape;
+
+enum { K1 = CUARR_RED_KEPT_ONE, K0 = CUARR_RED_KEPT_NONE, R1 = CUARR_RED_REDUCED_ONE };
+
+static const shape shapes[] = {
+    /* any layout (row vectors need a single reduced axis) */
+    {CUARR_RED_ROWS | R1, 1, 1},
+    {CUARR_RED_ROWS, 0, 1},
+    {CUARR_RED_COLS, 1, 1},
+    {CUARR_RED_COLS, 0, 1},
+    /* the special classes */
+    {CUARR_RED_ROWS | K0 | R1, 1, 0},
+    {CUARR_RED_ROWS | K1 | R1, 1, 0},
+    {CUARR_RED_ROWS | K0 | R1, 0, 0},
+    {CUARR_RED_ROWS | K0, 0, 0},
+    {CUARR_RED_ROWS | K1 | R1, 0, 0},
+    {CUARR_RED_ROWS | K1, 0, 0},
+    {CUARR_RED_ROWS | R1, 0, 0},
+    {CUARR_RED_COLS | K1 | R1, 1, 0},
+    {CUARR_RED_COLS | K1, 1, 0},
+    {CUARR_RED_COLS | R1, 1, 0},
+    {CUARR_RED_COLS | K1 | R1, 0, 0},
+    {CUARR_RED_COLS | K1, 0, 0},
+    {CUARR_RED_COLS | R1, 0, 0},
+};
+enum { N_GENERAL = 4, N_SPECIAL = sizeof shapes / sizeof shapes[0] - N_GENERAL };
+enum { N_SHAPES = 4 * N_GENERAL + N_SPECIAL }; /* kernels per (op, dtype) */
 
 typedef struct item {
   cuarr_reduce_op op;
@@ -150,13 +184,14 @@ typedef struct item {
 } item;
 
 static bool item_at(int i, item *it) {
-  int shape = i % N_SHAPES, rest = i / N_SHAPES;
+  int k = i % N_SHAPES, rest = i / N_SHAPES;
   it->in = (cuarr_dtype)(rest % CUARR_NDTYPES);
   it->op = (cuarr_reduce_op)(rest / CUARR_NDTYPES);
-  it->wide = shape & 1;
-  int form = (shape / 2) % 4, v = (int)(16 / cuarr_dtype_size(it->in));
-  it->variant = (form < 2 ? CUARR_RED_ROWS : CUARR_RED_COLS) | (shape >= 8 ? CUARR_RED_SPLIT : 0);
-  it->vec = form == 1 ? v : form == 3 ? (v > 4 ? 4 : v) : 1;
+  const shape *sh = k < 4 * N_GENERAL ? &shapes[k / 4] : &shapes[k - 3 * N_GENERAL];
+  it->wide = k < 4 * N_GENERAL && (k & 1);
+  it->variant = sh->variant | (k < 4 * N_GENERAL && (k & 2) ? CUARR_RED_SPLIT : 0);
+  int v = (int)(16 / cuarr_dtype_size(it->in));
+  it->vec = !sh->vec ? 1 : (sh->variant & CUARR_RED_COLS) && v > 4 ? 4 : v;
   return it->op < CUARR_NREDUCE_OPS;
 }
 

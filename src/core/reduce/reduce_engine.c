@@ -78,6 +78,7 @@ typedef struct plan {
   int64_t itemsize[MAX_SLOTS + 1];
   int64_t n_out, n_red;
   int variant, vec;
+  int layout; /* the layout's class: CUARR_RED_KEPT_ONE, _KEPT_NONE, _REDUCED_ONE or'd */
   bool wide;
   unsigned bx, by, gx, splits;
 } plan;
@@ -175,6 +176,8 @@ static void plan_grid(plan *p, unsigned target_blocks) {
   if (p->variant == CUARR_RED_ROWS) {
     work = (p->n_red + p->vec - 1) / p->vec; /* items along a row (a partial vector too) */
     p->bx = pow2_at_least(work, THREADS);
+    if (p->bx < (unsigned)p->vec) /* a lane for each element after a row's last vector */
+      p->bx = (unsigned)p->vec;
     p->by = THREADS / p->bx;
     p->gx = (unsigned)((p->n_out + p->by - 1) / p->by);
     work = (work + p->bx - 1) / p->bx; /* items per lane */
@@ -331,6 +334,13 @@ static void choose_variant(plan *p) {
     v = v > 4 ? 4 : v;
     p->vec = cols_vectorise(p, v) ? v : 1;
   }
+  /* The kernels of the special classes leave out the per-axis divisions (and a single output
+   * all of its offsets); a single output always reduces by rows. */
+  p->layout = p->n_out == 1 && p->variant == CUARR_RED_ROWS ? CUARR_RED_KEPT_NONE
+              : p->ndo == 1                                 ? CUARR_RED_KEPT_ONE
+                                                            : 0;
+  if (p->ndr == 1)
+    p->layout |= CUARR_RED_REDUCED_ONE;
 }
 
 /* ---------------------------------------------------------------- kernel parameters */
@@ -411,7 +421,7 @@ static void fill_key(red_key *key, int device, const plan *p, int variant, int n
                      cuarr_dtype out_storage) {
   memset(key, 0, offsetof(red_key, op));
   key->device = device;
-  key->variant = (uint8_t)variant;
+  key->variant = (uint8_t)(variant | p->layout);
   key->vec = (uint8_t)p->vec;
   key->wide = p->wide;
   key->n_in = (uint8_t)n_in;

@@ -83,10 +83,16 @@ static const char *dtype_code(cuarr_dtype d) {
   return (unsigned)d < CUARR_NDTYPES ? codes[d] : "xx";
 }
 
-/* An element of storage dtype d in the expression `x`, converted to the variable type v. */
+/* An element of storage dtype d in the expression `x`, converted to the variable type v.  No
+ * cuarr_cast between equal types (the identity, except for float16's class): every template a
+ * kernel instantiates lengthens the compile of its first call. */
 static void put_convert(text *t, cuarr_dtype storage, cuarr_dtype v, const char *x) {
-  if (storage == CUARR_BOOL)
+  if (storage == CUARR_BOOL && v == CUARR_BOOL)
+    putf(t, "(bool)(%s != 0)", x);
+  else if (storage == CUARR_BOOL)
     putf(t, "cuarr_cast<%s>((bool)(%s != 0))", var_ctype(v), x);
+  else if (storage == v && v != CUARR_FLOAT16)
+    put(t, x);
   else
     putf(t, "cuarr_cast<%s>(%s)", var_ctype(v), x);
 }
@@ -123,11 +129,15 @@ static void put_indices(text *t) {
          "    (void)_i;\n    (void)_j;\n");
 }
 
-static void put_op(gen *g) {
+/* The operation struct.  Its members take the kernel's index types (_cuarr_I, _cuarr_S,
+ * typedef'd before it) rather than being templates, and only the map the body calls is there
+ * (map1 in vector loops, map_at otherwise): less for NVRTC's front end to instantiate. */
+static void put_op(gen *g, int vec) {
   text *t = g->t;
   const cuarr_red_program *p = g->p;
   put(t, "struct _cuarr_op {\n  typedef _type_reduce acc_t;\n");
-  putf(t, "  static constexpr bool has_identity = %s;\n", p->identity ? "true" : "false");
+  /* An enumerator, not a static constexpr member, which would become a global in the PTX. */
+  putf(t, "  enum : bool { has_identity = %s };\n", p->identity ? "true" : "false");
   put_members(g);
   if (p->identity)
     putf(t, "  __device__ __forceinline__ acc_t identity() const { return (acc_t)(%s); }\n",
@@ -135,29 +145,27 @@ static void put_op(gen *g) {
   else
     put(t, "  __device__ __forceinline__ acc_t identity() const { return acc_t(); }\n");
 
-  put(t, "  template <typename _cuarr_S, typename _cuarr_I>\n"
-         "  __device__ __forceinline__ acc_t map_at(const _cuarr_S *_cuarr_off, _cuarr_I _cuarr_i,"
-         " _cuarr_I _cuarr_j) const {\n");
-  put_indices(t);
-  for (int k = 0, s = 0; k < g->n_in; k++) {
-    const cuarr_red_operand *o = &g->in[k];
-    if (!is_slot(o))
-      continue;
-    char at[64];
-    snprintf(at, sizeof at, "_cuarr_p%d[_cuarr_off[%d]]", s, s);
-    putf(t, "    const %s %s = ", var_ctype(o->var_dtype), o->name);
-    put_convert(t, g->storage[k], o->var_dtype, at);
-    put(t, ";\n");
-    s++;
-  }
-  putf(t, "    return (acc_t)(%s);\n  }\n", p->map_expr);
-
-  if (g->n_slots == 1) { /* from an element already loaded (vector loops) */
+  if (vec == 1) {
+    put(t, "  __device__ __forceinline__ acc_t map_at(const _cuarr_S *_cuarr_off, _cuarr_I "
+           "_cuarr_i, _cuarr_I _cuarr_j) const {\n");
+    put_indices(t);
+    for (int k = 0, s = 0; k < g->n_in; k++) {
+      const cuarr_red_operand *o = &g->in[k];
+      if (!is_slot(o))
+        continue;
+      char at[64];
+      snprintf(at, sizeof at, "_cuarr_p%d[_cuarr_off[%d]]", s, s);
+      putf(t, "    const %s %s = ", var_ctype(o->var_dtype), o->name);
+      put_convert(t, g->storage[k], o->var_dtype, at);
+      put(t, ";\n");
+      s++;
+    }
+    putf(t, "    return (acc_t)(%s);\n  }\n", p->map_expr);
+  } else { /* from an element already loaded (vector loops: one array input) */
     int k = 0;
     while (!is_slot(&g->in[k]))
       k++;
     putf(t,
-         "  template <typename _cuarr_I>\n"
          "  __device__ __forceinline__ acc_t map1(const %s _cuarr_v, _cuarr_I _cuarr_i, _cuarr_I "
          "_cuarr_j) const {\n",
          storage_ctype(g->storage[k]));
@@ -175,15 +183,18 @@ static void put_op(gen *g) {
        p->reduce_expr, p->fold_expr ? p->fold_expr : p->reduce_expr);
   const char *ov = var_ctype(g->types->out_var), *os = cuarr_dtype_ctype(g->out_storage);
   putf(t,
-       "  template <typename _cuarr_I>\n"
        "  __device__ __forceinline__ void post(const acc_t &a, %s *_cuarr_out, _cuarr_I _cuarr_i) "
        "const {\n"
        "    const long long _i = (long long)_cuarr_i;\n    (void)_i;\n"
-       "    %s %s;\n    %s;\n    *_cuarr_out = cuarr_cast<%s>(%s);\n  }\n};\n",
-       os, ov, g->types->out_name, p->post_expr, os, g->types->out_name);
+       "    %s %s;\n    %s;\n",
+       os, ov, g->types->out_name, p->post_expr);
+  if (g->out_storage == g->types->out_var && g->out_storage != CUARR_FLOAT16)
+    putf(t, "    *_cuarr_out = %s;\n  }\n};\n", g->types->out_name);
+  else
+    putf(t, "    *_cuarr_out = cuarr_cast<%s>(%s);\n  }\n};\n", os, g->types->out_name);
 }
 
-static void put_parameters(gen *g, const char *it, const char *st) {
+static void put_parameters(gen *g) {
   text *t = g->t;
   for (int k = 0, s = 0; k < g->n_in; k++) {
     const cuarr_red_operand *o = &g->in[k];
@@ -197,8 +208,8 @@ static void put_parameters(gen *g, const char *it, const char *st) {
   }
   putf(t,
        "%s *_cuarr_out, _type_reduce *_cuarr_partial, unsigned int *_cuarr_counters, "
-       "const cuarr_red_layout<%s, %s, %d> _cuarr_L",
-       cuarr_dtype_ctype(g->out_storage), it, st, g->n_slots);
+       "const cuarr_red_layout<_cuarr_I, _cuarr_S, %d> _cuarr_L",
+       cuarr_dtype_ctype(g->out_storage), g->n_slots);
 }
 
 static void put_body(gen *g, int variant, int vec) {
@@ -215,11 +226,15 @@ static void put_body(gen *g, int variant, int vec) {
   while (first < g->n_in && !is_slot(&g->in[first]))
     first++;
   const char *in0 = storage_ctype(g->storage[first]), *out = cuarr_dtype_ctype(g->out_storage);
+  const char *kept = (variant & CUARR_RED_KEPT_NONE)  ? "CUARR_RED_AXES_NONE"
+                     : (variant & CUARR_RED_KEPT_ONE) ? "CUARR_RED_AXES_ONE"
+                                                      : "CUARR_RED_AXES_ANY";
   putf(t,
-       "  cuarr_reduce_%s<_cuarr_op, %s, %s, _cuarr_I, _cuarr_S, %d, %d, %s>(_cuarr_o, "
+       "  cuarr_reduce_%s<_cuarr_op, %s, %s, _cuarr_I, _cuarr_S, %d, %d, %s, %s, %s>(_cuarr_o, "
        "_cuarr_p0, _cuarr_out, _cuarr_partial, _cuarr_counters, _cuarr_L);\n",
        (variant & CUARR_RED_COLS) ? "cols" : "rows", in0, out, g->n_slots, vec,
-       (variant & CUARR_RED_SPLIT) ? "true" : "false");
+       (variant & CUARR_RED_SPLIT) ? "true" : "false", kept,
+       (variant & CUARR_RED_REDUCED_ONE) ? "CUARR_RED_AXES_ONE" : "CUARR_RED_AXES_ANY");
 }
 
 static bool needs_half(const gen *g) {
@@ -273,8 +288,12 @@ char *cuarr_red_source(const cuarr_red_program *program, int n_in, const cuarr_r
     return NULL;
   }
 
-  putf(&name, "%s_%s%s_v%d_%s_", program->name, (variant & CUARR_RED_COLS) ? "cols" : "rows",
-       (variant & CUARR_RED_SPLIT) ? "_split" : "", vec, wide ? "i64" : "i32");
+  putf(&name, "%s_%s%s%s%s_v%d_%s_", program->name, (variant & CUARR_RED_COLS) ? "cols" : "rows",
+       (variant & CUARR_RED_SPLIT) ? "_split" : "",
+       (variant & CUARR_RED_KEPT_NONE)  ? "_k0"
+       : (variant & CUARR_RED_KEPT_ONE) ? "_k1"
+                                        : "",
+       (variant & CUARR_RED_REDUCED_ONE) ? "_r1" : "", vec, wide ? "i64" : "i32");
   for (int k = 0; k < n_in; k++)
     putf(&name, "%s%s%s", in[k].array ? (in[k].raw ? "r" : "") : "s",
          dtype_code(in[k].array ? storage[k] : in[k].var_dtype), dtype_code(in[k].var_dtype));
@@ -305,14 +324,15 @@ char *cuarr_red_source(const cuarr_red_program *program, int n_in, const cuarr_r
       putf(&t, "typedef %s %s;\n", var_ctype(types->out_var), types->out_type_name);
   }
   putf(&t, "typedef %s _type_reduce;\n", types->acc_type ? types->acc_type : var_ctype(types->acc));
+  putf(&t, "typedef %s _cuarr_I;\ntypedef %s _cuarr_S;\n",
+       wide ? "unsigned long long" : "unsigned int", wide ? "long long" : "int");
   if (program->preamble && *program->preamble)
     putf(&t, "%s\n", program->preamble);
-  put_op(&g);
+  put_op(&g, vec);
 
-  const char *it = wide ? "unsigned long long" : "unsigned int", *st = wide ? "long long" : "int";
   putf(&t, "\nextern \"C\" __global__ void __launch_bounds__(256)\n%s(", name.s ? name.s : "");
-  put_parameters(&g, it, st);
-  putf(&t, ") {\n  typedef %s _cuarr_I;\n  typedef %s _cuarr_S;\n", it, st);
+  put_parameters(&g);
+  put(&t, ") {\n");
   /* Launched as a programmatic dependent (see elementwise_source.c); the next kernel is let
    * in by the bodies (cuarr_red_let_next_in), not here.  On an H100, sums of 10^7 float32:
    * 1852 GB/s letting it in here, 1995 with plain launches, 2182 as the bodies do it. */
