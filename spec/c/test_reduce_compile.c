@@ -50,6 +50,11 @@ static void test_resolve(void) {
         "max takes no dtype");
 }
 
+/* The kernel's own text (after the prelude). */
+static const char *kernel_of(const char *src) {
+  return src ? strstr(src, "\nextern \"C\" __global__") : NULL;
+}
+
 static void test_source(void) {
   cuarr_red_program p = {.name = "k",
                          .map_expr = "x * x",
@@ -64,13 +69,18 @@ static void test_source(void) {
   char *name = NULL;
   char *src = cuarr_red_source(&p, 1, in, storage, &t, CUARR_FLOAT32, CUARR_RED_ROWS, 4, false,
                                NULL, &name);
+  const char *k = kernel_of(src);
   CHECK(src && name && strcmp(name, "k_rows_v4_i32_f4f4_f4f4f4") == 0, "a variant's name");
   CHECK(src && strstr(src, "typedef float _type_reduce;") != NULL, "the reduce type is typedef'd");
-  CHECK(src && strstr(src, "return (acc_t)(x * x);") != NULL, "the map is pasted");
-  CHECK(src && strstr(src,
-                      "cuarr_reduce_rows<_cuarr_op, float, float, _cuarr_I, _cuarr_S, 1, 4, false, "
-                      "CUARR_RED_AXES_ANY, CUARR_RED_AXES_ANY>") != NULL,
-        "the rows body with 4-element vectors");
+  CHECK(k && strstr(k, "const acc_t _cuarr_m = (acc_t)(x * x);") != NULL &&
+            strstr(k, "_cuarr_acc[0] = (acc_t)(a + b);") != NULL && strstr(k, "y = sqrt(a);"),
+        "the map, the reduction and the post-map are pasted into the kernel");
+  CHECK(k && strstr(k, "typedef cuarr_red_vec<float, 4> _cuarr_vec;") != NULL &&
+            strstr(k, "cuarr_red_last_block") == NULL,
+        "a rows kernel with 4-element vectors, and no code for split grids");
+  CHECK(k && strstr(k, "_cuarr_L.shape_o[_cuarr_d]") != NULL,
+        "any number of kept axes: a division per axis");
+  CHECK(k && strstr(k, "cuarr_cast") == NULL, "no conversion between equal types");
   CHECK(src && strstr(src, "struct __half_t") != NULL && strstr(src, "struct float16") == NULL &&
             strstr(src, "struct cuarr_raw") == NULL,
         "common.cuh without the float16 class or raw arrays when nothing needs them");
@@ -78,33 +88,42 @@ static void test_source(void) {
   free(name);
   src = cuarr_red_source(&p, 1, in, storage, &t, CUARR_FLOAT32, CUARR_RED_COLS | CUARR_RED_SPLIT, 4,
                          true, NULL, &name);
+  k = kernel_of(src);
   CHECK(src && name && strcmp(name, "k_cols_split_v4_i64_f4f4_f4f4f4") == 0,
         "a split variant's name");
-  CHECK(src && strstr(src,
-                      "cuarr_reduce_cols<_cuarr_op, float, float, _cuarr_I, _cuarr_S, 1, 4, true, "
-                      "CUARR_RED_AXES_ANY, CUARR_RED_AXES_ANY>") != NULL,
-        "the cols body with the code that finishes a split grid");
+  CHECK(k && strstr(k, "typedef unsigned long long _cuarr_I;") == NULL &&
+            strstr(src, "typedef unsigned long long _cuarr_I;") != NULL &&
+            strstr(k, "if (!cuarr_red_last_block(_cuarr_counters))") != NULL &&
+            strstr(k, "_cuarr_acc[4];") != NULL,
+        "a cols kernel of 4 outputs a thread, 64-bit, with the code that finishes a split grid");
   free(src);
   free(name);
   src = cuarr_red_source(&p, 1, in, storage, &t, CUARR_FLOAT32,
                          CUARR_RED_ROWS | CUARR_RED_KEPT_NONE | CUARR_RED_REDUCED_ONE, 4, false,
                          NULL, &name);
-  CHECK(src && name && strcmp(name, "k_rows_k0_r1_v4_i32_f4f4_f4f4f4") == 0 &&
-            strstr(src, "1, 4, false, CUARR_RED_AXES_NONE, CUARR_RED_AXES_ONE>") != NULL,
-        "a full reduction: no kept axes, one reduced axis");
-  const char *op = src ? strstr(src, "struct _cuarr_op {") : NULL;
-  CHECK(op && strstr(op, "map_at") == NULL && strstr(op, "cuarr_cast") == NULL,
-        "a vector kernel has map1 only, and no conversion between equal types");
+  k = kernel_of(src);
+  CHECK(src && name && strcmp(name, "k_rows_k0_r1_v4_i32_f4f4_f4f4f4") == 0 && k &&
+            strstr(k, "_cuarr_L.so") == NULL && strstr(k, "_cuarr_L.sr") == NULL,
+        "a full reduction: no offsets along kept axes, none along the reduced one");
   free(src);
   free(name);
-  src = cuarr_red_source(&p, 1, in, storage, &t, CUARR_FLOAT32, CUARR_RED_COLS | CUARR_RED_KEPT_ONE,
-                         1, true, NULL, &name);
-  op = src ? strstr(src, "struct _cuarr_op {") : NULL;
-  CHECK(name && strcmp(name, "k_cols_k1_v1_i64_f4f4_f4f4f4") == 0 && op &&
-            strstr(op, "map_at") != NULL && strstr(op, "map1") == NULL,
-        "an element-wise kernel has map_at only");
+  src = cuarr_red_source(&p, 1, in, storage, &t, CUARR_FLOAT32,
+                         CUARR_RED_COLS | CUARR_RED_KEPT_ONE | CUARR_RED_REDUCED_ONE, 1, false,
+                         NULL, &name);
+  k = kernel_of(src);
+  CHECK(name && strcmp(name, "k_cols_k1_r1_v1_i32_f4f4_f4f4f4") == 0 && k &&
+            strstr(k, "_cuarr_k[0] += (_cuarr_S)(_cuarr_o) * _cuarr_L.so[0][0];") != NULL &&
+            strstr(k, "_cuarr_f[0] += (_cuarr_S)(_cuarr_j) * _cuarr_L.sr[0][0];") != NULL &&
+            strstr(k, "_cuarr_d") == NULL && strstr(k, "const float x = _cuarr_p0[_cuarr_f[0]];"),
+        "one kept and one reduced axis: offsets without divisions, elements loaded one by one");
   free(src);
   free(name);
+  cuarr_red_operand two[2] = {in[0],
+                              {.array = &shape_only, .var_dtype = CUARR_FLOAT32, .name = "z"}};
+  cuarr_dtype storage2[2] = {CUARR_FLOAT32, CUARR_FLOAT32};
+  src = cuarr_red_source(&p, 2, two, storage2, &t, CUARR_FLOAT32, CUARR_RED_ROWS, 4, false, NULL,
+                         &name);
+  CHECK(!src && !name, "vectors need a single array input");
 }
 
 /* ---------------------------------------------------------------- user programs */
