@@ -55,19 +55,28 @@ enum cuarr_kind {
 
 /* Each dtype's class, and for integers the range and the float bounds where a float starts to
  * saturate: lo is the minimum, hi is max + 1.  Both are 0 or +-a power of two, hence exact in
- * float and double alike, so the comparisons below need no widening. */
+ * float and double alike, so the comparisons below need no widening.  Constexpr functions, not
+ * static constexpr data members: NVRTC puts every such member of these specialisations in the
+ * PTX as a global, 44 of them, and that took every kernel's compile 0.5-0.7 ms longer. */
 template <typename T> struct cuarr_type;
 
-template <> struct cuarr_type<bool> { static constexpr cuarr_kind kind = CUARR_KIND_BOOL; };
-template <> struct cuarr_type<__half_t> { static constexpr cuarr_kind kind = CUARR_KIND_HALF; };
-template <> struct cuarr_type<float> { static constexpr cuarr_kind kind = CUARR_KIND_FLOAT; };
-template <> struct cuarr_type<double> { static constexpr cuarr_kind kind = CUARR_KIND_FLOAT; };
+#define CUARR_KIND_TYPE(T, KIND)                                                                   \
+  template <> struct cuarr_type<T> {                                                               \
+    __device__ static constexpr cuarr_kind kind() { return KIND; }                                 \
+  };
+CUARR_KIND_TYPE(bool, CUARR_KIND_BOOL)
+CUARR_KIND_TYPE(__half_t, CUARR_KIND_HALF)
+CUARR_KIND_TYPE(float, CUARR_KIND_FLOAT)
+CUARR_KIND_TYPE(double, CUARR_KIND_FLOAT)
+#undef CUARR_KIND_TYPE
 
 #define CUARR_INTEGER_TYPE(T, KIND, MIN, MAX, LO, HI)                                              \
   template <> struct cuarr_type<T> {                                                               \
-    static constexpr cuarr_kind kind = KIND;                                                       \
-    static constexpr T min = MIN, max = MAX;                                                       \
-    static constexpr double lo = LO, hi = HI;                                                      \
+    __device__ static constexpr cuarr_kind kind() { return KIND; }                                 \
+    __device__ static constexpr T min() { return MIN; }                                            \
+    __device__ static constexpr T max() { return MAX; }                                            \
+    __device__ static constexpr double lo() { return LO; }                                         \
+    __device__ static constexpr double hi() { return HI; }                                         \
   };
 CUARR_INTEGER_TYPE(signed char, CUARR_KIND_SIGNED, -128, 127, -128.0, 128.0)
 CUARR_INTEGER_TYPE(short, CUARR_KIND_SIGNED, -32768, 32767, -32768.0, 32768.0)
@@ -82,7 +91,7 @@ CUARR_INTEGER_TYPE(unsigned long long, CUARR_KIND_UNSIGNED, 0ull, 18446744073709
 #undef CUARR_INTEGER_TYPE
 
 template <typename T> __device__ constexpr bool cuarr_is_integer() {
-  return cuarr_type<T>::kind == CUARR_KIND_SIGNED || cuarr_type<T>::kind == CUARR_KIND_UNSIGNED;
+  return cuarr_type<T>::kind() == CUARR_KIND_SIGNED || cuarr_type<T>::kind() == CUARR_KIND_UNSIGNED;
 }
 
 /* ---------------------------------------------------------------- casting */
@@ -93,10 +102,10 @@ template <typename T> __device__ constexpr bool cuarr_is_integer() {
 template <typename I, typename F> __device__ __forceinline__ I cuarr_saturate(F x) {
   if (x != x)
     return 0;
-  if (x <= (F)cuarr_type<I>::lo)
-    return cuarr_type<I>::min;
-  if (x >= (F)cuarr_type<I>::hi)
-    return cuarr_type<I>::max;
+  if (x <= (F)cuarr_type<I>::lo())
+    return cuarr_type<I>::min();
+  if (x >= (F)cuarr_type<I>::hi())
+    return cuarr_type<I>::max();
   return (I)x;
 }
 
@@ -110,7 +119,7 @@ template <typename I, typename F> __device__ __forceinline__ I cuarr_saturate(F 
  *  - the rest is the C cast: integer -> integer wraps (two's complement), bool -> 0/1,
  *    integer -> float rounds to nearest, double -> float rounds to nearest. */
 template <typename To, typename From> __device__ __forceinline__ To cuarr_cast(From x) {
-  constexpr cuarr_kind to = cuarr_type<To>::kind, from = cuarr_type<From>::kind;
+  constexpr cuarr_kind to = cuarr_type<To>::kind(), from = cuarr_type<From>::kind();
   if constexpr (from == CUARR_KIND_HALF) {
     if constexpr (to == CUARR_KIND_HALF)
       return x;

@@ -25,13 +25,15 @@ template <typename T> struct cuarr_enable_if<true, T> {
   typedef T type;
 };
 
-/* The built-in arithmetic types (no <type_traits> without headers). */
+/* The built-in arithmetic types (no <type_traits> without headers).  These traits' values are
+ * enumerators, not static constexpr members, which NVRTC would put in the PTX as globals, one
+ * per trait and type a kernel meets (20-odd): more for the compile of every kernel. */
 template <typename T> struct cuarr_is_arith {
-  static constexpr bool value = false;
+  enum : bool { value = false };
 };
 #define CUARR_ARITH(T)                                                                             \
   template <> struct cuarr_is_arith<T> {                                                           \
-    static constexpr bool value = true;                                                            \
+    enum : bool { value = true };                                                                  \
   };
 CUARR_ARITH(bool)
 CUARR_ARITH(char)
@@ -52,13 +54,13 @@ CUARR_ARITH(double)
 /* Integers and bool: converted to float first (exact up to 2^24; every larger integer is
  * beyond the range of a half anyway, so this rounds as a direct conversion would). */
 template <typename T> struct cuarr_is_int_like {
-  static constexpr bool value = cuarr_is_arith<T>::value;
+  enum : bool { value = cuarr_is_arith<T>::value };
 };
 template <> struct cuarr_is_int_like<float> {
-  static constexpr bool value = false;
+  enum : bool { value = false };
 };
 template <> struct cuarr_is_int_like<double> {
-  static constexpr bool value = false;
+  enum : bool { value = false };
 };
 
 struct float16 {
@@ -85,24 +87,25 @@ struct float16 {
 
 /* cuarr_cast and cuarr_load know it as a half (common.cuh's rules apply unchanged). */
 template <> struct cuarr_type<float16> {
-  static constexpr cuarr_kind kind = CUARR_KIND_HALF;
+  __device__ static constexpr cuarr_kind kind() { return CUARR_KIND_HALF; }
 };
 
 template <typename T> struct cuarr_is_half {
-  static constexpr bool value = false;
+  enum : bool { value = false };
 };
 template <> struct cuarr_is_half<float16> {
-  static constexpr bool value = true;
+  enum : bool { value = true };
 };
 template <> struct cuarr_is_half<__half_t> {
-  static constexpr bool value = true;
+  enum : bool { value = true };
 };
 
 /* One side a half, the other a half or a built-in arithmetic type. */
 template <typename A, typename B> struct cuarr_half_pair {
-  static constexpr bool value =
-      (cuarr_is_half<A>::value && (cuarr_is_half<B>::value || cuarr_is_arith<B>::value)) ||
-      (cuarr_is_half<B>::value && cuarr_is_arith<A>::value);
+  enum : bool {
+    value = (cuarr_is_half<A>::value && (cuarr_is_half<B>::value || cuarr_is_arith<B>::value)) ||
+            (cuarr_is_half<B>::value && cuarr_is_arith<A>::value)
+  };
 };
 
 /* A half as float; anything else as it is. */

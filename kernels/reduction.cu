@@ -118,31 +118,31 @@ template <typename T> __device__ __forceinline__ T cuarr_red_fmin(T a, T b) {
 /* Identities of min and max: the largest and smallest values of T (infinities for floats),
  * and for the nan- ops NaN for floats, which every number beats. */
 template <typename T> __device__ __forceinline__ T cuarr_red_hi() {
-  if constexpr (sizeof(T) == 4 && cuarr_type<T>::kind == CUARR_KIND_FLOAT)
+  if constexpr (sizeof(T) == 4 && cuarr_type<T>::kind() == CUARR_KIND_FLOAT)
     return __int_as_float(0x7f800000);
-  else if constexpr (cuarr_type<T>::kind == CUARR_KIND_FLOAT)
+  else if constexpr (cuarr_type<T>::kind() == CUARR_KIND_FLOAT)
     return __longlong_as_double(0x7ff0000000000000ll);
-  else if constexpr (cuarr_type<T>::kind == CUARR_KIND_BOOL)
+  else if constexpr (cuarr_type<T>::kind() == CUARR_KIND_BOOL)
     return true;
   else
-    return cuarr_type<T>::max;
+    return cuarr_type<T>::max();
 }
 template <typename T> __device__ __forceinline__ T cuarr_red_lo() {
-  if constexpr (cuarr_type<T>::kind == CUARR_KIND_FLOAT)
+  if constexpr (cuarr_type<T>::kind() == CUARR_KIND_FLOAT)
     return -cuarr_red_hi<T>();
-  else if constexpr (cuarr_type<T>::kind == CUARR_KIND_BOOL)
+  else if constexpr (cuarr_type<T>::kind() == CUARR_KIND_BOOL)
     return false;
   else
-    return cuarr_type<T>::min;
+    return cuarr_type<T>::min();
 }
 template <typename T> __device__ __forceinline__ T cuarr_red_nan_or_hi() {
-  if constexpr (cuarr_type<T>::kind == CUARR_KIND_FLOAT)
+  if constexpr (cuarr_type<T>::kind() == CUARR_KIND_FLOAT)
     return (T)__int_as_float(0x7fffffff);
   else
     return cuarr_red_hi<T>();
 }
 template <typename T> __device__ __forceinline__ T cuarr_red_nan_or_lo() {
-  if constexpr (cuarr_type<T>::kind == CUARR_KIND_FLOAT)
+  if constexpr (cuarr_type<T>::kind() == CUARR_KIND_FLOAT)
     return (T)__int_as_float(0x7fffffff);
   else
     return cuarr_red_lo<T>();

@@ -93,7 +93,7 @@ template <> struct cuarr_scan_uint<unsigned long long> { typedef unsigned long l
 template <int OP, typename T> __device__ __forceinline__ T cuarr_scan_identity() {
   if constexpr (OP == CUARR_SCAN_PROD)
     return (T)1;
-  else if constexpr (cuarr_type<T>::kind == CUARR_KIND_FLOAT)
+  else if constexpr (cuarr_type<T>::kind() == CUARR_KIND_FLOAT)
     return (T)-0.0;
   else
     return (T)0;
@@ -101,7 +101,7 @@ template <int OP, typename T> __device__ __forceinline__ T cuarr_scan_identity()
 
 /* a op b, where a comes from elements before b's. */
 template <int OP, typename T> __device__ __forceinline__ T cuarr_scan_apply(T a, T b) {
-  constexpr cuarr_kind kind = cuarr_type<T>::kind;
+  constexpr cuarr_kind kind = cuarr_type<T>::kind();
   if constexpr (kind == CUARR_KIND_BOOL) {
     return OP == CUARR_SCAN_SUM ? (a || b) : (a && b);
   } else if constexpr (kind == CUARR_KIND_FLOAT) {
