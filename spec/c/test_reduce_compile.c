@@ -12,8 +12,9 @@
 #include "reduce/reduce_engine.h"
 
 /* ops x dtypes x ((rows, rows vectorised, cols, cols vectorised) x 2 widths x split or not, and
- * the 13 special layout classes of those forms) */
-#define EXPECTED_KERNELS (CUARR_NREDUCE_OPS * CUARR_NDTYPES * (4 * 2 * 2 + 13))
+ * the 13 special layout classes of those forms), then ops x 3 dtypes as programs of their own */
+#define EXPECTED_KERNELS                                                                           \
+  (CUARR_NREDUCE_OPS * CUARR_NDTYPES * (4 * 2 * 2 + 13) + CUARR_NREDUCE_OPS * 3)
 
 static double seconds_since(const struct timespec *t0) {
   struct timespec t1;
@@ -81,9 +82,26 @@ static void test_source(void) {
   CHECK(k && strstr(k, "_cuarr_L.shape_o[_cuarr_d]") != NULL,
         "any number of kept axes: a division per axis");
   CHECK(k && strstr(k, "cuarr_cast") == NULL, "no conversion between equal types");
+  CHECK(src && strstr(src, "struct __half_t") == NULL && strstr(src, "struct float16") == NULL &&
+            strstr(src, "struct cuarr_raw") == NULL && strstr(src, "cuarr_red_argpick") == NULL &&
+            strstr(src, "struct cuarr_red_layout") != NULL,
+        "only reduction.cu when nothing needs common.cuh, float16, raw arrays or the built-ins' "
+        "helpers");
+  free(src);
+  free(name);
+  src = cuarr_red_source(&p, 1, in, storage, &t, CUARR_FLOAT64, CUARR_RED_ROWS, 4, false, NULL,
+                         &name);
   CHECK(src && strstr(src, "struct __half_t") != NULL && strstr(src, "struct float16") == NULL &&
-            strstr(src, "struct cuarr_raw") == NULL,
-        "common.cuh without the float16 class or raw arrays when nothing needs them");
+            strstr(src, "*(_cuarr_out + _cuarr_k[1]) = cuarr_cast<double>(y);") != NULL,
+        "common.cuh for a conversion");
+  free(src);
+  free(name);
+  cuarr_red_program max = p;
+  max.reduce_expr = "cuarr_red_max(a, b)";
+  src = cuarr_red_source(&max, 1, in, storage, &t, CUARR_FLOAT32, CUARR_RED_ROWS, 4, false, NULL,
+                         &name);
+  CHECK(src && strstr(src, "struct __half_t") != NULL && strstr(src, "cuarr_red_argpick") != NULL,
+        "common.cuh and the built-ins' helpers for expressions that use them");
   free(src);
   free(name);
   src = cuarr_red_source(&p, 1, in, storage, &t, CUARR_FLOAT32, CUARR_RED_COLS | CUARR_RED_SPLIT, 4,
@@ -131,7 +149,8 @@ static void test_source(void) {
 /* The built-ins all have an identity, one array input and no raw arrays or scalars; user
  * ReductionKernels have those too.  Each program below is compiled in every variant the engine
  * can pick for it (every form and layout class, both widths, split or not), in one program of
- * namespaced variants after cuarr_red_prelude(), as compile-all does. */
+ * namespaced variants after cuarr_red_prelude(), as compile-all does, and one variant again
+ * alone. */
 typedef struct user_case {
   const char *what;
   cuarr_red_program program;
@@ -219,6 +238,22 @@ static bool compile_user_case(user_case *c) {
   }
   free(cubin);
   free(source);
+  /* One of them again as the engine compiles it, a program of its own: its prelude holds only
+   * what the kernel uses. */
+  char *name = NULL;
+  source = ok ? cuarr_red_source(&c->program, c->n_in, c->in, c->storage, &c->types, c->out_storage,
+                                 forms[0], slots == 1 ? v : 1, false, NULL, &name)
+              : NULL;
+  if (source) {
+    cubin = NULL;
+    cuarr_status s = cuarr_nvrtc_compile(source, c->what, NULL, 0, 90, &cubin, &size);
+    if (s != CUARR_OK)
+      printf("# alone: %.3000s\n", cuarr_last_error());
+    ok = s == CUARR_OK && cubin_has(cubin, size, name);
+    free(cubin);
+  }
+  free(source);
+  free(name);
   return ok;
 }
 

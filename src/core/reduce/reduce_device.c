@@ -195,10 +195,8 @@ static bool item_at(int i, item *it) {
   return it->op < CUARR_NREDUCE_OPS;
 }
 
-/* The source of item i in namespace ns, and its kernel name. */
-static char *item_source(int i, const char *ns, char **name) {
-  item it;
-  item_at(i, &it);
+/* The source of an item in namespace ns (NULL: a program of its own), and its kernel name. */
+static char *source_of(item it, const char *ns, char **name) {
   cuarr_dtype acc, out;
   if (cuarr_reduce_resolve(it.op, it.in, -1, &acc, &out) != CUARR_OK)
     return NULL;
@@ -248,7 +246,9 @@ static cuarr_status compile_program(void *ctx, const cuarr_compile_options *o, i
   for (int i = first; i < end && s == CUARR_OK; i++) {
     char ns[32];
     snprintf(ns, sizeof ns, "_cuarr_k%d", i);
-    char *part = item_source(i, ns, &names[i - first]);
+    item it;
+    item_at(i, &it);
+    char *part = source_of(it, ns, &names[i - first]);
     if (!part) {
       s = CUARR_OUT_OF_MEMORY;
       break;
@@ -280,9 +280,48 @@ static cuarr_status compile_program(void *ctx, const cuarr_compile_options *o, i
   return s;
 }
 
+/* Then each op's full-reduction kernel for three input dtypes again, each as the engine
+ * compiles it, a program of its own: a single kernel's prelude holds only what the kernel
+ * uses (reduce_source.c), which the batches' shared prelude would not show. */
+static const cuarr_dtype alone_dtypes[] = {CUARR_FLOAT32, CUARR_FLOAT16, CUARR_BOOL};
+enum { N_ALONE = sizeof alone_dtypes / sizeof alone_dtypes[0] };
+
+static int alone_end(void *ctx, int first) {
+  (void)ctx;
+  return first + 1;
+}
+
+static void alone_name_of(void *ctx, int i, char *buf, size_t size) {
+  (void)i;
+  snprintf(buf, size, "%s", (const char *)ctx);
+}
+
+static cuarr_status compile_alone(void *ctx, const cuarr_compile_options *o, int first, int end,
+                                  int *found) {
+  (void)ctx;
+  (void)end;
+  cuarr_dtype in = alone_dtypes[first % N_ALONE];
+  item it = {.op = (cuarr_reduce_op)(first / N_ALONE),
+             .in = in,
+             .variant = CUARR_RED_ROWS | CUARR_RED_KEPT_NONE | CUARR_RED_REDUCED_ONE,
+             .vec = (int)(16 / cuarr_dtype_size(in))};
+  char *name = NULL, *source = source_of(it, NULL, &name);
+  cuarr_status s = source ? cuarr_compile_and_count(source, "cuarr_reduction.cu", o, name, first,
+                                                    first + 1, alone_name_of, found)
+                          : CUARR_OUT_OF_MEMORY;
+  free(source);
+  free(name);
+  return s;
+}
+
 cuarr_status cuarr_reduce_kernels_compile_all(int arch, int *n_compiled) {
   *n_compiled = 0;
   CUARR_TRY(cuarr_load_nvrtc());
   job j = {.n = CUARR_NREDUCE_OPS * CUARR_NDTYPES * N_SHAPES};
-  return cuarr_compile_batches(arch, j.n, program_end, compile_program, &j, n_compiled);
+  CUARR_TRY(cuarr_compile_batches(arch, j.n, program_end, compile_program, &j, n_compiled));
+  int alone = 0;
+  cuarr_status s = cuarr_compile_batches(arch, CUARR_NREDUCE_OPS * N_ALONE, alone_end,
+                                         compile_alone, NULL, &alone);
+  *n_compiled += alone;
+  return s;
 }

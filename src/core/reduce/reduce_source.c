@@ -23,6 +23,7 @@ extern const char cuarr_kernel_source_common_cuh[];
 extern const char cuarr_kernel_source_elementwise_half_cuh[];
 extern const char cuarr_kernel_source_elementwise_cu[];
 extern const char cuarr_kernel_source_reduction_cu[];
+extern const char cuarr_kernel_source_reduction_ops_cuh[];
 
 /* A growing string; `failed` once an allocation failed (then every later write is dropped). */
 typedef struct text {
@@ -91,16 +92,21 @@ static const char *dtype_code(cuarr_dtype d) {
 
 /* An element of storage dtype d in the expression `x`, converted to the variable type v.  No
  * cuarr_cast between equal types (the identity, except for float16's class): every template a
- * kernel instantiates lengthens the compile of its first call. */
-static void put_convert(text *t, cuarr_dtype storage, cuarr_dtype v, const char *x) {
-  if (storage == CUARR_BOOL && v == CUARR_BOOL)
+ * kernel instantiates lengthens the compile of its first call.  Returns whether it cast. */
+static bool put_convert(text *t, cuarr_dtype storage, cuarr_dtype v, const char *x) {
+  if (storage == CUARR_BOOL && v == CUARR_BOOL) {
     putf(t, "(bool)(%s != 0)", x);
-  else if (storage == CUARR_BOOL)
-    putf(t, "cuarr_cast<%s>((bool)(%s != 0))", var_ctype(v), x);
-  else if (storage == v && v != CUARR_FLOAT16)
+    return false;
+  }
+  if (storage == v && v != CUARR_FLOAT16) {
     put(t, x);
+    return false;
+  }
+  if (storage == CUARR_BOOL)
+    putf(t, "cuarr_cast<%s>((bool)(%s != 0))", var_ctype(v), x);
   else
     putf(t, "cuarr_cast<%s>(%s)", var_ctype(v), x);
+  return true;
 }
 
 typedef struct gen {
@@ -117,6 +123,7 @@ typedef struct gen {
   bool cols, split; /* the variant */
   int kept, red;    /* the layout's classes: AXES_* below */
   bool identity;    /* the program has one; else accumulators carry a "seen a value" flag */
+  bool casts;       /* the kernel uses cuarr_cast (common.cuh) */
 } gen;
 
 enum { AXES_ANY, AXES_ONE, AXES_NONE }; /* how many kept (reduced) axes: any, one, none */
@@ -163,7 +170,7 @@ static void put_map(gen *g, const char *ind, const char *value, const char *i, c
     if (!value)
       snprintf(at, sizeof at, "_cuarr_p%d[_cuarr_f[%d]]", s, s);
     putf(t, "%s  const %s %s = ", ind, var_ctype(o->var_dtype), o->name);
-    put_convert(t, g->storage[k], o->var_dtype, value ? value : at);
+    g->casts |= put_convert(t, g->storage[k], o->var_dtype, value ? value : at);
     put(t, ";\n");
     s++;
   }
@@ -186,6 +193,7 @@ static void put_post(gen *g, const char *ind, const char *acc, const char *ptr, 
   else
     putf(g->t, "%s  *(%s) = cuarr_cast<%s>(%s);\n%s}\n", ind, ptr,
          cuarr_dtype_ctype(g->out_storage), name, ind);
+  g->casts |= !(g->out_storage == g->types->out_var && g->out_storage != CUARR_FLOAT16);
 }
 
 /* acc[e] (and its flag) at the start: the identity, or nothing seen. */
@@ -545,11 +553,26 @@ static bool needs_half(const gen *g) {
   return half;
 }
 
-/* The headers, each only where needed: a new kernel's first call waits for NVRTC to parse
- * them. */
-static void put_prelude(text *t, bool half, bool raw) {
-  put(t, cuarr_kernel_source_common_cuh);
-  put(t, "\n");
+/* Whether the program's own text names something of cuarr's headers (everything there is
+ * named cuarr..., CUARR... or __half...): the built-ins call reduction_ops.cuh's helpers, and
+ * a user's kernel may call anything. */
+static bool mentions_cuarr(const cuarr_red_program *p, const cuarr_red_types *types) {
+  const char *texts[] = {p->map_expr, p->reduce_expr, p->fold_expr,   p->post_expr,
+                         p->identity, p->preamble,    types->acc_type};
+  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+    if (texts[i] && (strcasestr(texts[i], "cuarr") || strcasestr(texts[i], "__half")))
+      return true;
+  return false;
+}
+
+/* The headers, each only where needed: a new kernel's first call waits for NVRTC, which reads
+ * every line of them (common.cuh and reduction_ops.cuh take a ReductionKernel's compile 1 ms
+ * longer where nothing uses them). */
+static void put_prelude(text *t, bool common, bool half, bool raw, bool ops) {
+  if (common || half || raw || ops) {
+    put(t, cuarr_kernel_source_common_cuh);
+    put(t, "\n");
+  }
   if (half) { /* the float16 class */
     put(t, cuarr_kernel_source_elementwise_half_cuh);
     put(t, "\n");
@@ -560,11 +583,15 @@ static void put_prelude(text *t, bool half, bool raw) {
   }
   put(t, cuarr_kernel_source_reduction_cu);
   put(t, "\n");
+  if (ops) {
+    put(t, cuarr_kernel_source_reduction_ops_cuh);
+    put(t, "\n");
+  }
 }
 
 char *cuarr_red_prelude(void) {
   text t = {0};
-  put_prelude(&t, true, true);
+  put_prelude(&t, true, true, true, true);
   if (t.failed) {
     free(t.s);
     cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel source");
@@ -578,8 +605,8 @@ char *cuarr_red_source(const cuarr_red_program *program, int n_in, const cuarr_r
                        cuarr_dtype out_storage, int variant, int vec, bool wide, const char *ns,
                        char **kernel_name) {
   *kernel_name = NULL;
-  text t = {0}, name = {0};
-  gen g = {.t = &t,
+  text t = {0}, name = {0}, kernel = {0};
+  gen g = {.t = &kernel,
            .p = program,
            .n_in = n_in,
            .in = in,
@@ -623,11 +650,14 @@ char *cuarr_red_source(const cuarr_red_program *program, int n_in, const cuarr_r
   putf(&name, "_%s%s%s", types->acc_type ? "x" : dtype_code(types->acc), dtype_code(types->out_var),
        dtype_code(out_storage));
 
+  /* The kernel first: the prelude depends on what it uses. */
+  put_kernel(&g, name.s ? name.s : "");
   bool raw = false;
   for (int k = 0; k < n_in; k++)
     raw = raw || (in[k].array && in[k].raw);
+  bool ops = mentions_cuarr(program, types);
   if (!ns)
-    put_prelude(&t, needs_half(&g), raw);
+    put_prelude(&t, g.casts, needs_half(&g), raw, ops);
   else
     putf(&t, "namespace %s {\n", ns);
   /* Placeholder typedefs, each once. */
@@ -651,10 +681,11 @@ char *cuarr_red_source(const cuarr_red_program *program, int n_in, const cuarr_r
        wide ? "unsigned long long" : "unsigned int", wide ? "long long" : "int");
   if (program->preamble && *program->preamble)
     putf(&t, "%s\n", program->preamble);
-  put_kernel(&g, name.s ? name.s : "");
+  put(&t, kernel.s ? kernel.s : "");
   if (ns)
     put(&t, "}\n");
-  if (t.failed || name.failed) {
+  free(kernel.s);
+  if (t.failed || name.failed || kernel.failed) {
     free(t.s);
     free(name.s);
     cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for the source of reduction %s", program->name);
