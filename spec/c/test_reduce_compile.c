@@ -12,9 +12,9 @@
 #include "reduce/reduce_engine.h"
 
 /* ops x dtypes x ((rows, rows vectorised, cols, cols vectorised) x 2 widths x split or not, and
- * the 13 special layout classes of those forms), then ops x 3 dtypes as programs of their own */
+ * the 16 special layout classes of those forms), then ops x 3 dtypes as programs of their own */
 #define EXPECTED_KERNELS                                                                           \
-  (CUARR_NREDUCE_OPS * CUARR_NDTYPES * (4 * 2 * 2 + 13) + CUARR_NREDUCE_OPS * 3)
+  (CUARR_NREDUCE_OPS * CUARR_NDTYPES * (4 * 2 * 2 + 16) + CUARR_NREDUCE_OPS * 3)
 
 static double seconds_since(const struct timespec *t0) {
   struct timespec t1;
@@ -174,6 +174,9 @@ static bool compile_user_case(user_case *c) {
       CUARR_RED_ROWS | CUARR_RED_KEPT_NONE | CUARR_RED_REDUCED_ONE,
       CUARR_RED_ROWS | CUARR_RED_KEPT_ONE | CUARR_RED_REDUCED_ONE,
       CUARR_RED_ROWS | CUARR_RED_REDUCED_ONE,
+      CUARR_RED_ROWS | CUARR_RED_KEPT_NONE | CUARR_RED_REDUCED_ONE | CUARR_RED_WHOLE_VECTORS,
+      CUARR_RED_ROWS | CUARR_RED_KEPT_ONE | CUARR_RED_REDUCED_ONE | CUARR_RED_WHOLE_VECTORS,
+      CUARR_RED_ROWS | CUARR_RED_REDUCED_ONE | CUARR_RED_WHOLE_VECTORS,
       CUARR_RED_ROWS | CUARR_RED_KEPT_NONE,
       CUARR_RED_ROWS | CUARR_RED_KEPT_ONE,
       CUARR_RED_ROWS,
@@ -194,9 +197,11 @@ static bool compile_user_case(user_case *c) {
   for (size_t f = 0; f < sizeof forms / sizeof forms[0] && ok; f++) {
     int form = forms[f];
     bool rows = !(form & CUARR_RED_COLS);
-    /* vectors: one array input; rows vectors need a single reduced axis */
+    /* vectors: one array input; rows vectors need a single reduced axis; whole vectors are
+     * vectors */
     bool vec_ok = slots == 1 && (!rows || (form & CUARR_RED_REDUCED_ONE));
-    for (int k = 0; k < 4 * (vec_ok ? 2 : 1) && ok; k++) {
+    bool vec_only = form & CUARR_RED_WHOLE_VECTORS;
+    for (int k = vec_only ? 4 : 0; k < 4 * (vec_ok ? 2 : 1) && ok; k++) {
       int vec = k >= 4 ? (rows ? v : v > 4 ? 4 : v) : 1;
       char ns[32];
       snprintf(ns, sizeof ns, "_cuarr_u%d", n);

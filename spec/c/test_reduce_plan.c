@@ -64,6 +64,8 @@ static void test_full_reduction(void) {
         "a full float32 sum: rows, 16-byte vectors, 32-bit indexing");
   CHECK(ok && p.block_x == 256 && p.grid_x == 1 && p.splits == SMS * 8,
         "one output spread over every multiprocessor (8 blocks each), finished by the last");
+  CHECK(ok && p.layout == (CUARR_RED_KEPT_NONE | CUARR_RED_REDUCED_ONE | CUARR_RED_WHOLE_VECTORS),
+        "its kernel: no kept axes, one reduced axis of whole vectors");
 
   a.offset = 4; /* not 16-byte aligned */
   ok = describe(&a, 1, &p);
@@ -74,6 +76,16 @@ static void test_full_reduction(void) {
   ok = describe(&a, 1, &p);
   CHECK(ok && p.splits == 1 && p.grid_x == 1 && p.block_x == 256,
         "1000 elements: one block, one launch, nothing split");
+  small[0] = 1002;
+  a = array_of(CUARR_FLOAT32, 1, small, 0);
+  ok = describe(&a, 1, &p);
+  CHECK(ok && p.vec == 4 && p.layout == (CUARR_RED_KEPT_NONE | CUARR_RED_REDUCED_ONE),
+        "1002 elements: vectors and the last two elements one by one");
+  small[0] = 3;
+  a = array_of(CUARR_FLOAT32, 1, small, 0);
+  ok = describe(&a, 1, &p);
+  CHECK(ok && p.vec == 4 && p.block_x >= 4,
+        "3 elements: a lane for each of the elements after the (no) last vector");
 
   int64_t big[1] = {(1ll << 31) + 160};
   a = array_of(CUARR_INT8, 1, big, 0);
@@ -98,10 +110,12 @@ static void test_axes(void) {
   cuarr_array a = array_of(CUARR_FLOAT32, 2, m, 0);
   bool ok = describe(&a, 2, &p); /* axis 2 (1-based): along the rows */
   CHECK(ok && p.variant == CUARR_RED_ROWS && p.vec == 4 && p.n_out == 16384 && p.n_red == 16384 &&
-            p.splits == 1 && p.grid_x == 16384,
-        "sum over the contiguous axis: a block per row, vectors");
+            p.splits == 1 && p.grid_x == 16384 &&
+            p.layout == (CUARR_RED_KEPT_ONE | CUARR_RED_REDUCED_ONE | CUARR_RED_WHOLE_VECTORS),
+        "sum over the contiguous axis: a block per row, vectors; one kept and one reduced axis");
   ok = describe(&a, 1, &p); /* axis 1: strided */
-  CHECK(ok && p.variant == CUARR_RED_COLS && p.vec == 4 && p.block_x == 32 && p.block_y == 8,
+  CHECK(ok && p.variant == CUARR_RED_COLS && p.vec == 4 && p.block_x == 32 && p.block_y == 8 &&
+            p.layout == (CUARR_RED_KEPT_ONE | CUARR_RED_REDUCED_ONE),
         "sum over the strided axis: cols, 4 outputs a thread, coalesced across outputs");
   CHECK(ok && p.grid_x == 128 && p.splits > 1 && p.grid_x * p.splits >= SMS * 8,
         "too few output blocks: the reduced axis is split to fill the GPU");
@@ -109,7 +123,8 @@ static void test_axes(void) {
   int64_t t[3] = {6, 7, 8};
   a = array_of(CUARR_FLOAT64, 3, t, 0);
   ok = describe(&a, 1 | 4, &p); /* axes 1 and 3 of (6, 7, 8) */
-  CHECK(ok && p.ndo == 1 && p.ndr == 2 && p.n_out == 7 && p.n_red == 48,
+  CHECK(ok && p.ndo == 1 && p.ndr == 2 && p.n_out == 7 && p.n_red == 48 &&
+            p.layout == CUARR_RED_KEPT_ONE,
         "two reduced axes that are not neighbours stay two");
   ok = describe(&a, 2 | 4, &p); /* axes 2 and 3: contiguous together */
   CHECK(ok && p.ndr == 1 && p.n_red == 56 && p.variant == CUARR_RED_ROWS,

@@ -150,7 +150,12 @@ typedef struct shape {
   uint8_t general; /* 1: compiled at both widths, split or not */
 } shape;
 
-enum { K1 = CUARR_RED_KEPT_ONE, K0 = CUARR_RED_KEPT_NONE, R1 = CUARR_RED_REDUCED_ONE };
+enum {
+  K1 = CUARR_RED_KEPT_ONE,
+  K0 = CUARR_RED_KEPT_NONE,
+  R1 = CUARR_RED_REDUCED_ONE,
+  W = CUARR_RED_WHOLE_VECTORS
+};
 
 static const shape shapes[] = {
     /* any layout (row vectors need a single reduced axis) */
@@ -161,6 +166,9 @@ static const shape shapes[] = {
     /* the special classes */
     {CUARR_RED_ROWS | K0 | R1, 1, 0},
     {CUARR_RED_ROWS | K1 | R1, 1, 0},
+    {CUARR_RED_ROWS | K0 | R1 | W, 1, 0},
+    {CUARR_RED_ROWS | K1 | R1 | W, 1, 0},
+    {CUARR_RED_ROWS | R1 | W, 1, 0},
     {CUARR_RED_ROWS | K0 | R1, 0, 0},
     {CUARR_RED_ROWS | K0, 0, 0},
     {CUARR_RED_ROWS | K1 | R1, 0, 0},

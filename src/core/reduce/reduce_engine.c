@@ -78,7 +78,7 @@ typedef struct plan {
   int64_t itemsize[MAX_SLOTS + 1];
   int64_t n_out, n_red;
   int variant, vec;
-  int layout; /* the layout's class: CUARR_RED_KEPT_ONE, _KEPT_NONE, _REDUCED_ONE or'd */
+  int layout; /* the layout's class: CUARR_RED_KEPT_ONE, _KEPT_NONE, _REDUCED_ONE, _WHOLE_VECTORS */
   bool wide;
   unsigned bx, by, gx, splits;
 } plan;
@@ -334,13 +334,16 @@ static void choose_variant(plan *p) {
     v = v > 4 ? 4 : v;
     p->vec = cols_vectorise(p, v) ? v : 1;
   }
-  /* The kernels of the special classes leave out the per-axis divisions (and a single output
-   * all of its offsets); a single output always reduces by rows. */
+  /* The kernels of the special classes leave out the per-axis divisions (a single output all
+   * of its offsets; rows of whole vectors the code for the elements after them); a single
+   * output always reduces by rows. */
   p->layout = p->n_out == 1 && p->variant == CUARR_RED_ROWS ? CUARR_RED_KEPT_NONE
               : p->ndo == 1                                 ? CUARR_RED_KEPT_ONE
                                                             : 0;
   if (p->ndr == 1)
     p->layout |= CUARR_RED_REDUCED_ONE;
+  if (p->variant == CUARR_RED_ROWS && p->vec > 1 && p->n_red % p->vec == 0)
+    p->layout |= CUARR_RED_WHOLE_VECTORS;
 }
 
 /* ---------------------------------------------------------------- kernel parameters */
@@ -650,6 +653,7 @@ cuarr_status cuarr_red_plan_describe(const cuarr_red_program *program, int n_in,
   plan_grid(&p, multiprocessors * BLOCKS_PER_SM);
   *info = (cuarr_red_plan_info){.variant = p.variant,
                                 .vec = p.vec,
+                                .layout = p.layout,
                                 .wide = p.wide,
                                 .ndo = p.ndo,
                                 .ndr = p.ndr,

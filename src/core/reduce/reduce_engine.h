@@ -68,11 +68,12 @@ enum {
   CUARR_RED_ROWS = 0,  /* lanes along the reduced axis */
   CUARR_RED_COLS = 1,  /* lanes along the outputs */
   CUARR_RED_SPLIT = 2, /* or'd in: the kernel can finish a split reduced range (gridDim.y > 1) */
-  /* Or'd in, the layout's class (kernels/reduction.cu's CUARR_RED_AXES_*): a kernel for a
-   * special class is smaller, so a new one compiles sooner.  Without them, any layout. */
-  CUARR_RED_KEPT_ONE = 4,     /* one kept axis (after collapsing) */
-  CUARR_RED_KEPT_NONE = 8,    /* a single output: no kept axes (rows only) */
-  CUARR_RED_REDUCED_ONE = 16, /* one reduced axis */
+  /* Or'd in, the layout's class: a kernel for a special class is smaller, so a new one
+   * compiles sooner (reduce_source.c).  Without them, any layout. */
+  CUARR_RED_KEPT_ONE = 4,      /* one kept axis (after collapsing) */
+  CUARR_RED_KEPT_NONE = 8,     /* a single output: no kept axes (rows only) */
+  CUARR_RED_REDUCED_ONE = 16,  /* one reduced axis */
+  CUARR_RED_WHOLE_VECTORS = 32 /* rows with vectors: no elements after a row's last vector */
 };
 char *cuarr_red_source(const cuarr_red_program *program, int n_in, const cuarr_red_operand *in,
                        const cuarr_dtype *storage, const cuarr_red_types *types,
@@ -118,6 +119,7 @@ cuarr_status cuarr_red_launch_row(int device, CUstream stream, cuarr_red_program
  * buffer but their memory is never touched). */
 typedef struct cuarr_red_plan_info {
   int variant, vec;
+  int layout; /* CUARR_RED_KEPT_ONE, _KEPT_NONE, _REDUCED_ONE, _WHOLE_VECTORS or'd */
   bool wide;
   int ndo, ndr; /* kept and reduced axes after collapsing */
   int64_t n_out, n_red;

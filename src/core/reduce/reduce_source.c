@@ -121,6 +121,7 @@ typedef struct gen {
   int first;        /* the first of them (slot 0) */
   int vec;          /* elements a vector, 1: none */
   bool cols, split; /* the variant */
+  bool whole;       /* rows with vectors: n_red is a multiple of vec */
   int kept, red;    /* the layout's classes: AXES_* below */
   bool identity;    /* the program has one; else accumulators carry a "seen a value" flag */
   bool casts;       /* the kernel uses cuarr_cast (common.cuh) */
@@ -345,8 +346,8 @@ static void put_split_finish(gen *g, const char *lane, const char *lanes, const 
  * input whose reduced axis is a single one of stride 1, every row aligned for vec-element
  * vectors (the host checks); the last n_red % vec elements of a row, after its last whole
  * vector, go one each to the first split's first lanes (blockDim.x >= vec, which the host
- * ensures).  With gridDim.y > 1 each block takes a share of every row of its outputs; partials
- * are [output][split]. */
+ * ensures), except in kernels for rows of whole vectors, which have none.  With gridDim.y > 1 each
+ * block takes a share of every row of its outputs; partials are [output][split]. */
 static void put_rows(gen *g) {
   text *t = g->t;
   const char *in0 = storage_ctype(g->storage[g->first]);
@@ -378,21 +379,23 @@ static void put_rows(gen *g) {
          in0, g->vec, g->vec, g->vec);
     put_map(g, "          ", "_cuarr_x.v[_cuarr_e]", "_cuarr_o", j, "_cuarr_acc[0]",
             "_cuarr_have[0]");
-    putf(t,
-         "        if (_cuarr_w >= _cuarr_nv)\n          break;\n"
-         "        _cuarr_x = _cuarr_y;\n        _cuarr_v = _cuarr_w;\n      }\n    }\n"
-         "    const _cuarr_I _cuarr_j = _cuarr_nv * %d + threadIdx.x; /* the tail */\n"
-         "    if (%s_cuarr_j < _cuarr_L.n_red)\n",
-         g->vec, g->split ? "_cuarr_split == 0 && " : "");
-    put_map(g, "      ", "_cuarr_p0[_cuarr_k[0] + (_cuarr_S)_cuarr_j]", "_cuarr_o", "_cuarr_j",
-            "_cuarr_acc[0]", "_cuarr_have[0]");
+    put(t, "        if (_cuarr_w >= _cuarr_nv)\n          break;\n"
+           "        _cuarr_x = _cuarr_y;\n        _cuarr_v = _cuarr_w;\n      }\n    }\n");
+    if (!g->whole) { /* a second copy of the map: 1 ms of compile, left out where it can be */
+      putf(t,
+           "    const _cuarr_I _cuarr_j = _cuarr_nv * %d + threadIdx.x; /* the tail */\n"
+           "    if (%s_cuarr_j < _cuarr_L.n_red)\n",
+           g->vec, g->split ? "_cuarr_split == 0 && " : "");
+      put_map(g, "      ", "_cuarr_p0[_cuarr_k[0] + (_cuarr_S)_cuarr_j]", "_cuarr_o", "_cuarr_j",
+              "_cuarr_acc[0]", "_cuarr_have[0]");
+    }
   } else {
     put(t, "    for (; _cuarr_v < _cuarr_L.n_red; _cuarr_v += _cuarr_step) {\n");
     put_element_offsets(g, "      ", "_cuarr_v", g->n_slots);
     put_map(g, "      ", NULL, "_cuarr_o", "_cuarr_v", "_cuarr_acc[0]", "_cuarr_have[0]");
     put(t, "    }\n");
   }
-  put(t, "  }\n  CUARR_RED_LET_NEXT_IN();\n");
+  putf(t, "  }\n  CUARR_RED_LET_NEXT_IN%s();\n", g->split ? "_SPLIT" : "");
   put_block(g);
   if (g->split)
     put_split_finish(g, "threadIdx.x", "blockDim.x", "_cuarr_o * _cuarr_splits + _cuarr_split",
@@ -455,7 +458,7 @@ static void put_cols(gen *g) {
     put_map(g, "      ", NULL, "_cuarr_o", "_cuarr_j", "_cuarr_acc[0]", "_cuarr_have[0]");
     put(t, "    }\n");
   }
-  put(t, "  }\n  CUARR_RED_LET_NEXT_IN();\n");
+  putf(t, "  }\n  CUARR_RED_LET_NEXT_IN%s();\n", g->split ? "_SPLIT" : "");
   put_block(g);
   if (g->split)
     put_split_finish(g, "threadIdx.y", "blockDim.y",
@@ -617,6 +620,7 @@ char *cuarr_red_source(const cuarr_red_program *program, int n_in, const cuarr_r
            .vec = vec,
            .cols = variant & CUARR_RED_COLS,
            .split = variant & CUARR_RED_SPLIT,
+           .whole = variant & CUARR_RED_WHOLE_VECTORS,
            .kept = (variant & CUARR_RED_KEPT_NONE)  ? AXES_NONE
                    : (variant & CUARR_RED_KEPT_ONE) ? AXES_ONE
                                                     : AXES_ANY,
@@ -638,12 +642,13 @@ char *cuarr_red_source(const cuarr_red_program *program, int n_in, const cuarr_r
     return NULL;
   }
 
-  putf(&name, "%s_%s%s%s%s_v%d_%s_", program->name, (variant & CUARR_RED_COLS) ? "cols" : "rows",
+  putf(&name, "%s_%s%s%s%s%s_v%d_%s_", program->name, (variant & CUARR_RED_COLS) ? "cols" : "rows",
        (variant & CUARR_RED_SPLIT) ? "_split" : "",
        (variant & CUARR_RED_KEPT_NONE)  ? "_k0"
        : (variant & CUARR_RED_KEPT_ONE) ? "_k1"
                                         : "",
-       (variant & CUARR_RED_REDUCED_ONE) ? "_r1" : "", vec, wide ? "i64" : "i32");
+       (variant & CUARR_RED_REDUCED_ONE) ? "_r1" : "",
+       (variant & CUARR_RED_WHOLE_VECTORS) ? "_w" : "", vec, wide ? "i64" : "i32");
   for (int k = 0; k < n_in; k++)
     putf(&name, "%s%s%s", in[k].array ? (in[k].raw ? "r" : "") : "s",
          dtype_code(in[k].array ? storage[k] : in[k].var_dtype), dtype_code(in[k].var_dtype));
