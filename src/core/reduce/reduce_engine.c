@@ -178,7 +178,9 @@ static void plan_grid(plan *p, unsigned target_blocks) {
     p->bx = pow2_at_least(work, THREADS);
     if (p->bx < (unsigned)p->vec) /* a lane for each element after a row's last vector */
       p->bx = (unsigned)p->vec;
-    p->by = THREADS / p->bx;
+    /* A single output: one row of lanes, no idle ones (and its kernel needs no test of which
+     * output a thread's is). */
+    p->by = p->n_out == 1 ? 1 : THREADS / p->bx;
     p->gx = (unsigned)((p->n_out + p->by - 1) / p->by);
     work = (work + p->bx - 1) / p->bx; /* items per lane */
   } else {

@@ -237,13 +237,29 @@ static void put_offsets(gen *g, const char *ind, bool kept, const char *index, c
   putf(g->t, "%s}\n", ind);
 }
 
+/* Operand k's offset along the kept axes, _cuarr_k[k], as text to add to a pointer or an
+ * offset ("": none, in kernels for a single output). */
+static const char *kept_offset(const gen *g, int k, char *buf, size_t size) {
+  if (g->kept == AXES_NONE)
+    return "";
+  snprintf(buf, size, " + _cuarr_k[%d]", k);
+  return buf;
+}
+
 /* _cuarr_f[k] = _cuarr_k[k] for the array inputs, then the reduced offsets of index j. */
 static void put_element_offsets(gen *g, const char *ind, const char *j, int nops) {
   putf(g->t, "%s_cuarr_S _cuarr_f[%d] = {", ind, nops);
-  for (int k = 0; k < nops; k++)
+  for (int k = 0; k < nops && g->kept != AXES_NONE; k++)
     putf(g->t, "%s_cuarr_k[%d]", k ? ", " : "", k);
   put(g->t, "};\n");
   put_offsets(g, ind, false, j, "_cuarr_f", nops);
+}
+
+/* Whether output _cuarr_o exists, as text to and with a condition: threads past the outputs
+ * take part in the block's tree, but add and store nothing.  Kernels for a single output run
+ * one row of one block (the host ensures it), so every thread's output is the one. */
+static const char *in_range(const gen *g) {
+  return g->kept == AXES_NONE ? "" : " && _cuarr_o < _cuarr_L.n_out";
 }
 
 /* ---------------------------------------------------------------- the block */
@@ -320,16 +336,16 @@ static void put_split_finish(gen *g, const char *lane, const char *lanes, const 
                              const char *from) {
   text *t = g->t;
   const int n = accumulators(g);
-  putf(t, "  if (%s == 0 && _cuarr_o < _cuarr_L.n_out) {\n", lane);
+  putf(t, "  if (%s == 0%s) {\n", lane, in_range(g));
   const char *e = put_each(g, "    ", n);
   putf(t, "      _cuarr_partial[%s] = _cuarr_acc[%s];\n  }\n", at, e);
   put(t, "  if (!cuarr_red_last_block(_cuarr_counters))\n    return;\n");
   e = put_each(g, "  ", n);
-  put_start(g, "    ", e);
-  putf(t,
-       "  if (_cuarr_o < _cuarr_L.n_out)\n"
-       "    for (_cuarr_I _cuarr_s = %s; _cuarr_s < _cuarr_splits; _cuarr_s += %s) {\n",
-       lane, lanes);
+  put_start(g, n > 1 ? "    " : "  ", e);
+  if (g->kept != AXES_NONE)
+    put(t, "  if (_cuarr_o < _cuarr_L.n_out)\n");
+  putf(t, "    for (_cuarr_I _cuarr_s = %s; _cuarr_s < _cuarr_splits; _cuarr_s += %s) {\n", lane,
+       lanes);
   e = put_each(g, "      ", n);
   char acc[40], have[40];
   snprintf(acc, sizeof acc, "_cuarr_acc[%s]", e);
@@ -346,16 +362,20 @@ static void put_split_finish(gen *g, const char *lane, const char *lanes, const 
  * input whose reduced axis is a single one of stride 1, every row aligned for vec-element
  * vectors (the host checks); the last n_red % vec elements of a row, after its last whole
  * vector, go one each to the first split's first lanes (blockDim.x >= vec, which the host
- * ensures), except in kernels for rows of whole vectors, which have none.  With gridDim.y > 1 each
- * block takes a share of every row of its outputs; partials are [output][split]. */
+ * ensures), except in kernels for rows of whole vectors, which have none.  With gridDim.y > 1
+ * each block takes a share of every row of its outputs; partials are [output][split]. */
 static void put_rows(gen *g) {
   text *t = g->t;
   const char *in0 = storage_ctype(g->storage[g->first]);
-  putf(t,
-       "  const _cuarr_I _cuarr_o = (_cuarr_I)blockIdx.x * blockDim.y + threadIdx.y;\n"
-       "  _cuarr_S _cuarr_k[%d] = {};\n"
-       "  if (_cuarr_o < _cuarr_L.n_out) {\n",
-       g->n_slots + 1);
+  char k0[32], kn[32];
+  if (g->kept == AXES_NONE) /* blockDim.y == gridDim.x == 1 */
+    put(t, "  const _cuarr_I _cuarr_o = 0;\n  {\n");
+  else
+    putf(t,
+         "  const _cuarr_I _cuarr_o = (_cuarr_I)blockIdx.x * blockDim.y + threadIdx.y;\n"
+         "  _cuarr_S _cuarr_k[%d] = {};\n"
+         "  if (_cuarr_o < _cuarr_L.n_out) {\n",
+         g->n_slots + 1);
   put_offsets(g, "    ", true, "_cuarr_o", "_cuarr_k", g->n_slots + 1);
   putf(t,
        "    const _cuarr_I _cuarr_step = blockDim.x%s;\n"
@@ -366,7 +386,7 @@ static void put_rows(gen *g) {
     snprintf(j, sizeof j, "_cuarr_v * %d + _cuarr_e", g->vec);
     putf(t,
          "    typedef cuarr_red_vec<%s, %d> _cuarr_vec;\n"
-         "    const _cuarr_vec *_cuarr_vp = (const _cuarr_vec *)(_cuarr_p0 + _cuarr_k[0]);\n"
+         "    const _cuarr_vec *_cuarr_vp = (const _cuarr_vec *)(_cuarr_p0%s);\n"
          "    const _cuarr_I _cuarr_nv = _cuarr_L.n_red / %d;\n"
          /* one loop body for two loads in flight: a second copy of the map compiles slower */
          "    if (_cuarr_v < _cuarr_nv) { /* the next vector loads while this one adds up */\n"
@@ -376,7 +396,7 @@ static void put_rows(gen *g) {
          "        _cuarr_vec _cuarr_y;\n"
          "        if (_cuarr_w < _cuarr_nv)\n          _cuarr_y = _cuarr_vp[_cuarr_w];\n"
          "#pragma unroll\n        for (int _cuarr_e = 0; _cuarr_e < %d; ++_cuarr_e)\n",
-         in0, g->vec, g->vec, g->vec);
+         in0, g->vec, kept_offset(g, 0, k0, sizeof k0), g->vec, g->vec);
     put_map(g, "          ", "_cuarr_x.v[_cuarr_e]", "_cuarr_o", j, "_cuarr_acc[0]",
             "_cuarr_have[0]");
     put(t, "        if (_cuarr_w >= _cuarr_nv)\n          break;\n"
@@ -386,8 +406,9 @@ static void put_rows(gen *g) {
            "    const _cuarr_I _cuarr_j = _cuarr_nv * %d + threadIdx.x; /* the tail */\n"
            "    if (%s_cuarr_j < _cuarr_L.n_red)\n",
            g->vec, g->split ? "_cuarr_split == 0 && " : "");
-      put_map(g, "      ", "_cuarr_p0[_cuarr_k[0] + (_cuarr_S)_cuarr_j]", "_cuarr_o", "_cuarr_j",
-              "_cuarr_acc[0]", "_cuarr_have[0]");
+      char at[64];
+      snprintf(at, sizeof at, "_cuarr_p0[(_cuarr_S)_cuarr_j%s]", kept_offset(g, 0, k0, sizeof k0));
+      put_map(g, "      ", at, "_cuarr_o", "_cuarr_j", "_cuarr_acc[0]", "_cuarr_have[0]");
     }
   } else {
     put(t, "    for (; _cuarr_v < _cuarr_L.n_red; _cuarr_v += _cuarr_step) {\n");
@@ -401,8 +422,8 @@ static void put_rows(gen *g) {
     put_split_finish(g, "threadIdx.x", "blockDim.x", "_cuarr_o * _cuarr_splits + _cuarr_split",
                      "_cuarr_o * _cuarr_splits + _cuarr_s");
   char out[64];
-  snprintf(out, sizeof out, "_cuarr_out + _cuarr_k[%d]", g->n_slots);
-  put(t, "  if (threadIdx.x == 0 && _cuarr_o < _cuarr_L.n_out)\n");
+  snprintf(out, sizeof out, "_cuarr_out%s", kept_offset(g, g->n_slots, kn, sizeof kn));
+  putf(t, "  if (threadIdx.x == 0%s)\n", in_range(g));
   put_post(g, "    ", "_cuarr_acc[0]", out, "_cuarr_o");
 }
 
