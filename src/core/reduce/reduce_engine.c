@@ -31,7 +31,7 @@
 #define MAX_INPUTS 64   /* every input */
 #define BLOCKS_PER_SM 8 /* resident 256-thread blocks that fill a multiprocessor */
 #define MAX_DEVICES 64
-#define LAYOUT_MAXDIM 32 /* CUARR_RED_MAXDIM in kernels/reduction.cu */
+#define LAYOUT_MAXDIM 32 /* the arrays of kernels/reduction.cu's cuarr_red_layout */
 #define MAX_OPTIONS 32   /* a program's own NVRTC options (the binding takes as many) */
 #define FAST_COMPILE "--Ofast-compile=min"
 

@@ -1,6 +1,7 @@
 /*
  * reduce_engine.h -- the device reduction engine: one launcher that generates, caches and
- * launches the kernels of a reduction over operands (kernels/reduction.cu has the bodies).
+ * launches the kernels of a reduction over operands (reduce_source.c writes each kernel;
+ * kernels/reduction.cu shows one).
  * The built-in reductions (reduce_device.c) and user ReductionKernels (reduction_kernel.c)
  * both run through it.
  */
@@ -60,16 +61,22 @@ cuarr_status cuarr_red_launch(cuarr_context *ctx, int device, cuarr_red_program 
                               const cuarr_array *out, uint64_t axes);
 
 /* The source text and kernel name of one variant, for `make test` (NVRTC, no GPU).  variant:
- * CUARR_RED_ROWS or _COLS, with CUARR_RED_SPLIT or'd in for a grid that splits; vec: elements per
- * vector (1: none); wide: 64-bit indexing.  storage[k] is input k's element dtype (ignored for
- * scalars), out_storage the output's.  Both strings malloc'd; NULL with the error set on failure.
- */
+ * CUARR_RED_ROWS or _COLS, with CUARR_RED_SPLIT or'd in for a grid that splits and the layout's
+ * class bits; vec: elements per vector (1: none); wide: 64-bit indexing.  storage[k] is input
+ * k's element dtype (ignored for scalars), out_storage the output's.  Both strings malloc'd;
+ * NULL with the error set on failure.
+ *
+ * What a kernel assumes of its launch (plan_grid in reduce_engine.c provides it): 256 threads
+ * at most, blockDim.x and blockDim.y powers of two (rows: blockDim.x lanes share an output;
+ * cols: blockDim.x <= 32 lanes along the outputs); gridDim.y == 1 unless CUARR_RED_SPLIT;
+ * with CUARR_RED_KEPT_NONE, blockDim.y == gridDim.x == 1; rows with vectors but not
+ * CUARR_RED_WHOLE_VECTORS, blockDim.x >= vec. */
 enum {
   CUARR_RED_ROWS = 0,  /* lanes along the reduced axis */
   CUARR_RED_COLS = 1,  /* lanes along the outputs */
   CUARR_RED_SPLIT = 2, /* or'd in: the kernel can finish a split reduced range (gridDim.y > 1) */
-  /* Or'd in, the layout's class: a kernel for a special class is smaller, so a new one
-   * compiles sooner (reduce_source.c).  Without them, any layout. */
+  /* Or'd in, the layout's class (choose_variant finds it, fill_key or's it into the key): a
+   * kernel for a special class is smaller, so a new one compiles sooner.  None: any layout. */
   CUARR_RED_KEPT_ONE = 4,      /* one kept axis (after collapsing) */
   CUARR_RED_KEPT_NONE = 8,     /* a single output: no kept axes (rows only) */
   CUARR_RED_REDUCED_ONE = 16,  /* one reduced axis */
