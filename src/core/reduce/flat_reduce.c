@@ -27,8 +27,8 @@ typedef struct memo {
   cuarr_red_types types;
   cuarr_red_operand operands[2];
   int n_in;
-  CUfunction kernels[2]; /* element by element, in vectors: NULL until found */
-  int64_t split_from[2]; /* the fewest elements seen to split the grid, per vector class */
+  cuarr_red_row_kernels kernels; /* found on first use */
+  int64_t split_from[2];         /* the fewest elements seen to split the grid, per vector class */
 } memo;
 
 static _Thread_local memo memos[MEMO_SLOTS];
@@ -109,10 +109,10 @@ bool cuarr_reduce_flat(cuarr_context *ctx, cuarr_reduce_op op, const cuarr_array
     return *status = s, true;
   bool launched = false;
   s = cuarr_red_launch_row(device, stream, call.program, call.n_in, call.operands, &call.types, out,
-                           call.kernels, &launched);
+                           &call.kernels, &launched);
   const bool still = same_key(m, op, device, in->dtype, args->index_base);
   if (still)
-    memcpy(m->kernels, call.kernels, sizeof call.kernels);
+    m->kernels = call.kernels;
   if (!launched) { /* a grid that splits (or a layout this way does not take) */
     if (still && m->split_from[vector_class] > n)
       m->split_from[vector_class] = n;

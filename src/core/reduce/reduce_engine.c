@@ -617,7 +617,8 @@ cuarr_status cuarr_red_launch(cuarr_context *ctx, int device, cuarr_red_program 
 
 cuarr_status cuarr_red_launch_row(int device, CUstream stream, cuarr_red_program *program, int n_in,
                                   const cuarr_red_operand *in, const cuarr_red_types *types,
-                                  const cuarr_array *out, CUfunction kernels[2], bool *launched) {
+                                  const cuarr_array *out, cuarr_red_row_kernels *kernels,
+                                  bool *launched) {
   *launched = false;
   unsigned sms = 1;
   CUARR_TRY(multiprocessors(device, &sms));
@@ -629,18 +630,25 @@ cuarr_status cuarr_red_launch_row(int device, CUstream stream, cuarr_red_program
   if (p.splits > 1)
     return CUARR_OK;
   *launched = true;
-  CUfunction *slot = &kernels[p.vec > 1];
-  if (!*slot) {
+  /* A slot per vector width and layout class (the class depends on the size: whole vectors or
+   * a tail), each marked with what its kernel was made for. */
+  const uint8_t variant = (uint8_t)(p.variant | p.layout), vec = (uint8_t)p.vec;
+  const int i = (p.vec > 1) | ((p.layout & CUARR_RED_WHOLE_VECTORS) ? 2 : 0);
+  if (!kernels->f[i] || kernels->variant[i] != variant || kernels->vec[i] != vec) {
     red_key key;
     cuarr_function_table *c = NULL;
     CUARR_TRY(cache_of(program, &c));
     fill_key(&key, device, &p, p.variant, n_in, in, types, out->dtype);
-    CUARR_TRY(kernel_for(c, device, program, n_in, in, types, out->dtype, &key, slot));
+    CUfunction f;
+    CUARR_TRY(kernel_for(c, device, program, n_in, in, types, out->dtype, &key, &f));
+    kernels->f[i] = f;
+    kernels->variant[i] = variant;
+    kernels->vec[i] = vec;
   }
   CUARR_TRY(cuarr_device_activate(device));
   args a;
   pack_args(&a, &p, n_in, in, 0, 0);
-  return cuarr_launch_dependent_2d(device, *slot, p.gx, 1, p.bx, p.by, 0, stream, a.ptrs);
+  return cuarr_launch_dependent_2d(device, kernels->f[i], p.gx, 1, p.bx, p.by, 0, stream, a.ptrs);
 }
 
 cuarr_status cuarr_red_plan_describe(const cuarr_red_program *program, int n_in,

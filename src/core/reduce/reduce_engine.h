@@ -112,14 +112,19 @@ cuarr_red_program *cuarr_device_reduce_program(cuarr_reduce_op op, cuarr_dtype i
 /* The short way of reduce/flat_reduce.c: cuarr_red_launch for the reduction of every element of
  * in[0] (a live C-contiguous array on `device`, aligned to its itemsize, of 2 to INT32_MAX
  * elements; the other inputs scalars) into the 0-d out, with the same kernel and grid, minus
- * the checks, the general layout and the lookup of the kernel: kernels[0] and [1] are the
- * program's element-wise and vector kernels for these operand types, found on first use and
- * kept by the caller.  *launched false (and CUARR_OK, nothing done) when the layout is not
- * that one or the grid would split: the caller goes the general way.  Once *launched is true,
- * the status is the call's. */
+ * the checks, the general layout and the lookup of the kernel: *kernels keeps the program's
+ * kernels for these operand types (one per vector width and layout class, each marked with the
+ * variant it was made for), zeroed by the caller to start and found on first use.  *launched false
+ * (and CUARR_OK, nothing done) when the layout is not that one or the grid would split: the caller
+ * goes the general way.  Once *launched is true, the status is the call's. */
+typedef struct cuarr_red_row_kernels {
+  CUfunction f[4];
+  uint8_t variant[4], vec[4];
+} cuarr_red_row_kernels;
 cuarr_status cuarr_red_launch_row(int device, CUstream stream, cuarr_red_program *program, int n_in,
                                   const cuarr_red_operand *in, const cuarr_red_types *types,
-                                  const cuarr_array *out, CUfunction kernels[2], bool *launched);
+                                  const cuarr_array *out, cuarr_red_row_kernels *kernels,
+                                  bool *launched);
 
 /* What cuarr_red_launch would choose for these operands on a GPU of `multiprocessors`
  * multiprocessors, without launching (for the C tests: no GPU needed; the arrays need a
