@@ -34,6 +34,19 @@
 #define LAYOUT_MAXDIM 32 /* the arrays of kernels/reduction.cu's cuarr_red_layout */
 #define MAX_OPTIONS 32   /* a program's own NVRTC options (the binding takes as many) */
 #define FAST_COMPILE "--Ofast-compile=min"
+/* Split grids.  A grid splits when its lanes would take at least SPLIT_FROM items (vectors or
+ * elements) each: below that one column of blocks does the work sooner than a split grid and
+ * its finish (and a ReductionKernel's first call on a small input compiles the smaller,
+ * unsplit kernel).  A split grid then gives each lane as few as PER_SPLIT_MIN items, so that
+ * mid-sized reductions fill the GPU with loads in flight (H100, float32 sums of 10^6
+ * elements: 359 GB/s at 16 a lane, 506 at 8, 638 at 4, 668 at 2, 615 at 1; 10^7 and 2^28
+ * within 1-2%).  -D overrides them for measurements (bench/experiments/NOTES.md). */
+#ifndef SPLIT_FROM
+#define SPLIT_FROM 32
+#endif
+#ifndef PER_SPLIT_MIN
+#define PER_SPLIT_MIN 2
+#endif
 
 /* ---------------------------------------------------------------- dispatch cache */
 
@@ -172,7 +185,7 @@ static cuarr_status multiprocessors(int device, unsigned *out) {
 
 /* The grid: block shape, blocks over the outputs, splits of the reduced range. */
 static void plan_grid(plan *p, unsigned target_blocks) {
-  int64_t work, per_split_min = 16;
+  int64_t work;
   if (p->variant == CUARR_RED_ROWS) {
     work = (p->n_red + p->vec - 1) / p->vec; /* items along a row (a partial vector too) */
     p->bx = pow2_at_least(work, THREADS);
@@ -191,8 +204,8 @@ static void plan_grid(plan *p, unsigned target_blocks) {
     work = (p->n_red + p->by - 1) / p->by;
   }
   p->splits = 1;
-  if (p->gx < target_blocks && work >= 2 * per_split_min) {
-    int64_t s = (target_blocks + p->gx - 1) / p->gx, most = work / per_split_min;
+  if (p->gx < target_blocks && work >= SPLIT_FROM) {
+    int64_t s = (target_blocks + p->gx - 1) / p->gx, most = work / PER_SPLIT_MIN;
     if (s > most)
       s = most;
     if (s > 65535)
