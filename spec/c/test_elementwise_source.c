@@ -31,6 +31,16 @@ static bool cubin_has(const char *cubin, size_t size, const char *name) {
   return false;
 }
 
+/* Whether source has a header that program (the batch so far) lacks: a generated source holds
+ * only the headers its kernel uses (common.cuh, the float16 class). */
+static bool brings_header(const char *program, const char *source) {
+  static const char *const marks[] = {"#define CUARR_COMMON_CUH", "struct float16"};
+  for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
+    if (strstr(source, marks[i]) && !(program && strstr(program, marks[i])))
+      return true;
+  return false;
+}
+
 /* ---------------------------------------------------------------- one program, many kernels */
 
 #define MAX_KERNELS 32
@@ -53,10 +63,9 @@ static void batch_add(batch *b, char *source, char *name) {
     return;
   }
   const char *part = source;
-  /* The kernel only: everything before it is already there -- unless this source brings the
-   * float16 class, which sources without float16 operands leave out (headers are guarded). */
-  bool brings_half = strstr(source, "struct float16") && !strstr(b->source ? b->source : "", "struct float16");
-  if (b->source && !brings_half) {
+  /* The kernel only: everything before it is already there -- unless this source brings a
+   * header that the earlier ones left out (headers are guarded). */
+  if (b->source && !brings_header(b->source, source)) {
     const char *k = strstr(source, "\nextern \"C\" __global__ void __launch_bounds__");
     part = k ? k : source;
   }
@@ -150,10 +159,23 @@ static void test_names_and_text(void) {
   char *name = NULL, *src = cuarr_ew_source(&add_program, 3, ops, st, 0, false, &name);
   CHECK(src && name && strcmp(name, "add_contig_v4_i32_f4f4f4") == 0,
         "the contiguous float32 add is add_contig_v4_i32_f4f4f4");
-  CHECK(src && strstr(src, "struct __half_t") && !strstr(src, "struct float16") &&
-            strstr(src, "cuarr_ew_vload<4>(_cuarr_p0, _cuarr_j)") &&
+  CHECK(src && !strstr(src, "struct __half_t") && !strstr(src, "struct float16") &&
+            strstr(src, "#define CUARR_ELEMENTWISE_CU") &&
+            !strstr(src, "#define CUARR_COMMON_CUH") &&
+            strstr(src, "((const cuarr_ew_vec<float, 4> *)_cuarr_p0)[_cuarr_j]") &&
+            strstr(src, "const float in0 = _cuarr_v0.v[_cuarr_k];") &&
             strstr(src, "out0 = in0 + in1;"),
-        "it holds the headers, 16-byte vector loads and the operation");
+        "it holds elementwise.cu only, 16-byte vector loads, plain reads and the operation");
+  free(src);
+  free(name);
+  /* A conversion (float32 -> float64 variable) needs common.cuh's cuarr_cast. */
+  ops[0].var_dtype = CUARR_FLOAT64;
+  src = cuarr_ew_source(&add_program, 3, ops, st, 0, false, &name);
+  ops[0].var_dtype = CUARR_FLOAT32;
+  CHECK(
+      src && strstr(src, "#define CUARR_COMMON_CUH") &&
+          strstr(src, "const double in0 = cuarr_cast<double>(cuarr_load(&_cuarr_v0.v[_cuarr_k]));"),
+      "a converted operand brings common.cuh and is read through cuarr_cast");
   free(src);
   free(name);
   src = cuarr_ew_source(&add_program, 3, ops, st, CUARR_EW_LAYOUT_ROWS_VECTOR + 1, true, &name);

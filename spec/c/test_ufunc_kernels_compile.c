@@ -48,6 +48,16 @@ static char *kernel_source(const job *j, int k, char **name) {
   return cuarr_ew_source(l->program, nin + 1, ops, storage, layouts[k % N_LAYOUTS], false, name);
 }
 
+/* Whether source has a header that program (the batch so far) lacks: a generated source holds
+ * only the headers its kernel uses (common.cuh, the float16 class). */
+static bool brings_header(const char *program, const char *source) {
+  static const char *const marks[] = {"#define CUARR_COMMON_CUH", "struct float16"};
+  for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
+    if (strstr(source, marks[i]) && !(program && strstr(program, marks[i])))
+      return true;
+  return false;
+}
+
 /* Batches of KERNELS_PER_PROGRAM kernels. */
 static int batch_end(void *ctx, int first) {
   const job *j = ctx;
@@ -70,9 +80,8 @@ static cuarr_status compile_batch(void *ctx, const cuarr_compile_options *o, int
     }
     /* after the first kernel, only the kernel itself: the rest is include-guarded anyway */
     const char *part = src;
-    /* ...except the float16 class, which only sources with float16 operands carry */
-    bool brings_half = strstr(src, "struct float16") && !(program && strstr(program, "struct float16"));
-    if (k > first && !brings_half) {
+    /* ...except a header that the earlier kernels' sources left out */
+    if (k > first && !brings_header(program, src)) {
       const char *kernel = strstr(src, "\nextern \"C\" __global__");
       part = kernel ? kernel : src;
     }

@@ -229,6 +229,8 @@ typedef struct gen {
   const cuarr_ew_key *key;
   int slot[CUARR_EW_MAX_OPERANDS]; /* operand -> its index in the layout, or -1 */
   int n_slots;
+  bool one_vector; /* ACCESS_LANE: one vector per operand, _cuarr_v<k> (no [_cuarr_u]) */
+  bool casts;      /* the kernel uses cuarr_cast or cuarr_load (common.cuh) */
 } gen;
 
 static int flags_of(const gen *g, int k) { return g->key->op[k][2]; }
@@ -240,6 +242,16 @@ static const char *storage_ctype(const gen *g, int k) {
 }
 static const char *vctype(const gen *g, int k) { return var_ctype((cuarr_dtype)g->key->op[k][1]); }
 
+/* Whether operand k's variable is its element as memory holds it, read and written as a plain
+ * C++ value: the same type, neither bool (read with cuarr_load, whose bytes other than 0/1
+ * read as true) nor float16 (a class of its own).  Such operands need no cuarr_cast or
+ * cuarr_load, function templates that NVRTC instantiates and optimises one by one: the
+ * contiguous float32 kernel with plain reads compiles 1-2 ms sooner. */
+static bool is_plain(const gen *g, int k) {
+  const cuarr_dtype st = (cuarr_dtype)g->key->op[k][0], vt = (cuarr_dtype)g->key->op[k][1];
+  return st == vt && st != CUARR_BOOL && st != CUARR_FLOAT16;
+}
+
 /* One element: `i`, the operands' variables, the operation, the outputs written back. */
 static void put_element(gen *g, access a, const char *index, const char *in) {
   text *t = g->t;
@@ -248,14 +260,22 @@ static void put_element(gen *g, access a, const char *index, const char *in) {
     if (!is_array(g, k))
       continue;
     const char *vt = vctype(g, k);
-    putf(t, "%s%s%s %s = cuarr_cast<%s>(", in, is_output(g, k) ? "" : "const ", vt, g->ops[k].name,
-         vt);
+    putf(t, "%s%s%s %s = ", in, is_output(g, k) ? "" : "const ", vt, g->ops[k].name);
+    char at[64]; /* the element in memory, or (batch slots, splats) as loaded already */
+    bool loaded = false;
     if (a == ACCESS_CONTIG)
-      putf(t, "cuarr_load(_cuarr_p%d + _cuarr_e));\n", k);
+      snprintf(at, sizeof at, "_cuarr_p%d[_cuarr_e]", k);
     else if (a == ACCESS_LANE && !is_splat(g, k))
-      putf(t, "cuarr_load(&_cuarr_v%d[_cuarr_u].v[_cuarr_k]));\n", k);
+      snprintf(at, sizeof at, "_cuarr_v%d%s.v[_cuarr_k]", k, g->one_vector ? "" : "[_cuarr_u]");
     else
-      putf(t, "_cuarr_v%d[_cuarr_u]);\n", k);
+      snprintf(at, sizeof at, "_cuarr_v%d[_cuarr_u]", k), loaded = true;
+    if (is_plain(g, k))
+      putf(t, "%s;\n", at);
+    else if (loaded)
+      putf(t, "cuarr_cast<%s>(%s);\n", vt, at);
+    else
+      putf(t, "cuarr_cast<%s>(cuarr_load(&%s));\n", vt, at);
+    g->casts = g->casts || !is_plain(g, k);
   }
   /* The newline before ';' ends a `//` comment on the operation's last line; the ';' lets
    * an operation omit its last semicolon, as CuPy's template allows. */
@@ -265,73 +285,78 @@ static void put_element(gen *g, access a, const char *index, const char *in) {
       continue;
     const char *st = storage_ctype(g, k), *name = g->ops[k].name;
     if (a == ACCESS_CONTIG)
-      putf(t, "%s_cuarr_p%d[_cuarr_e] = cuarr_cast<%s>(%s);\n", in, k, st, name);
+      putf(t, "%s_cuarr_p%d[_cuarr_e] = ", in, k);
     else if (a == ACCESS_LANE)
-      putf(t, "%s_cuarr_v%d[_cuarr_u].v[_cuarr_k] = cuarr_cast<%s>(%s);\n", in, k, st, name);
+      putf(t, "%s_cuarr_v%d%s.v[_cuarr_k] = ", in, k, g->one_vector ? "" : "[_cuarr_u]");
     else
-      putf(t, "%s_cuarr_p%d[_cuarr_off[_cuarr_u][%d]] = cuarr_cast<%s>(%s);\n", in, k, g->slot[k],
-           st, name);
+      putf(t, "%s_cuarr_p%d[_cuarr_off[_cuarr_u][%d]] = ", in, k, g->slot[k]);
+    if (is_plain(g, k))
+      putf(t, "%s;\n", name);
+    else
+      putf(t, "cuarr_cast<%s>(%s);\n", st, name);
   }
 }
 
+/* The contiguous loops' first index and stride, written out (cuarr_thread_index and
+ * cuarr_thread_count are common.cuh's, which these kernels may not need otherwise). */
+static const char thread_first[] =
+    "(_cuarr_I)blockIdx.x * (_cuarr_I)blockDim.x + (_cuarr_I)threadIdx.x";
+static const char thread_step[] = "(_cuarr_I)gridDim.x * (_cuarr_I)blockDim.x";
+
 static void put_contig_scalar(gen *g) {
   text *t = g->t;
-  put(t, "    const _cuarr_I _cuarr_step = cuarr_thread_count<_cuarr_I>();\n"
-         "    for (_cuarr_I _cuarr_e = cuarr_thread_index<_cuarr_I>(); _cuarr_e < _cuarr_n;\n"
-         "         _cuarr_e += _cuarr_step) {\n");
+  putf(t,
+       "    const _cuarr_I _cuarr_step = %s;\n"
+       "    for (_cuarr_I _cuarr_e = %s; _cuarr_e < _cuarr_n;\n"
+       "         _cuarr_e += _cuarr_step) {\n",
+       thread_step, thread_first);
   put_element(g, ACCESS_CONTIG, "(long long)_cuarr_e", "      ");
   put(t, "    }\n");
 }
 
+/* One vector per operand and step (CUARR_EW_VECTOR_UNROLL is 1), with no loop over that one
+ * vector: NVRTC spends most of a millisecond on a loop of one, even unrolled.  The vectors
+ * are read and written as cuarr_ew_vec lvalues, not through function templates. */
 static void put_contig_vector(gen *g) {
   text *t = g->t;
-  const int v = g->key->vec, u = CUARR_EW_VECTOR_UNROLL;
+  const int v = g->key->vec;
+  _Static_assert(CUARR_EW_VECTOR_UNROLL == 1, "the contiguous vector loop moves one vector");
   putf(t,
-       "    const _cuarr_I _cuarr_first = cuarr_thread_index<_cuarr_I>(),\n"
-       "                   _cuarr_step = cuarr_thread_count<_cuarr_I>();\n"
+       "    const _cuarr_I _cuarr_first = %s,\n"
+       "                   _cuarr_step = %s;\n"
        "    const _cuarr_I _cuarr_nv = _cuarr_n / %d;\n"
-       "    for (_cuarr_I _cuarr_j0 = _cuarr_first; _cuarr_j0 < _cuarr_nv;\n"
-       "         _cuarr_j0 += %d * _cuarr_step) {\n",
-       v, u);
+       "    for (_cuarr_I _cuarr_j = _cuarr_first; _cuarr_j < _cuarr_nv; _cuarr_j += _cuarr_step) "
+       "{\n",
+       thread_first, thread_step, v);
+  /* Every operand's vector first, so that the loads are in flight together. */
   for (int k = 0; k < g->key->n; k++)
     if (is_array(g, k))
-      putf(t, "      cuarr_ew_vec<%s, %d> _cuarr_v%d[%d];\n", storage_ctype(g, k), v, k, u);
-  /* Every load of the unrolled vectors first, so that they are in flight together. */
+      putf(t,
+           "      %scuarr_ew_vec<%s, %d> _cuarr_v%d = ((const cuarr_ew_vec<%s, %d> *)_cuarr_p%d)"
+           "[_cuarr_j];\n",
+           is_output(g, k) ? "" : "const ", storage_ctype(g, k), v, k, storage_ctype(g, k), v, k);
   putf(t,
        "#pragma unroll\n"
-       "      for (int _cuarr_u = 0; _cuarr_u < %d; ++_cuarr_u) {\n"
-       "        const _cuarr_I _cuarr_j = _cuarr_j0 + (_cuarr_I)_cuarr_u * _cuarr_step;\n"
-       "        if (_cuarr_j < _cuarr_nv) {\n",
-       u);
-  for (int k = 0; k < g->key->n; k++)
-    if (is_array(g, k))
-      putf(t, "          _cuarr_v%d[_cuarr_u] = cuarr_ew_vload<%d>(_cuarr_p%d, _cuarr_j);\n", k, v,
-           k);
-  putf(t,
-       "        }\n"
-       "      }\n"
-       "#pragma unroll\n"
-       "      for (int _cuarr_u = 0; _cuarr_u < %d; ++_cuarr_u) {\n"
-       "        const _cuarr_I _cuarr_j = _cuarr_j0 + (_cuarr_I)_cuarr_u * _cuarr_step;\n"
-       "        if (_cuarr_j < _cuarr_nv) {\n"
-       "#pragma unroll\n"
-       "          for (int _cuarr_k = 0; _cuarr_k < %d; ++_cuarr_k) {\n",
-       u, v);
+       "      for (int _cuarr_k = 0; _cuarr_k < %d; ++_cuarr_k) {\n",
+       v);
   char index[64];
   snprintf(index, sizeof index, "(long long)_cuarr_j * %d + _cuarr_k", v);
-  put_element(g, ACCESS_LANE, index, "            ");
-  put(t, "          }\n");
+  g->one_vector = true;
+  put_element(g, ACCESS_LANE, index, "        ");
+  g->one_vector = false;
+  put(t, "      }\n");
   for (int k = 0; k < g->key->n; k++)
     if (is_array(g, k) && is_output(g, k))
-      putf(t, "          cuarr_ew_vstore<%d>(_cuarr_p%d, _cuarr_j, _cuarr_v%d[_cuarr_u]);\n", v, k,
-           k);
+      putf(t, "      ((cuarr_ew_vec<%s, %d> *)_cuarr_p%d)[_cuarr_j] = _cuarr_v%d;\n",
+           storage_ctype(g, k), v, k, k);
+  /* The last n %% V elements, one to a thread: a block has CUARR_EW_THREADS threads, more than
+   * there are (an `if` compiles sooner than a loop that runs once). */
+  _Static_assert(CUARR_EW_THREADS >= 16, "the tail has fewer elements than a block's threads");
   putf(t,
-       "        }\n"
-       "      }\n"
        "    }\n"
-       "    for (_cuarr_I _cuarr_e = _cuarr_nv * %d + _cuarr_first; _cuarr_e < _cuarr_n;\n"
-       "         _cuarr_e += _cuarr_step) {\n",
-       v);
+       "    if (_cuarr_first < _cuarr_n - _cuarr_nv * %d) {\n"
+       "      const _cuarr_I _cuarr_e = _cuarr_nv * %d + _cuarr_first;\n",
+       v, v);
   put_element(g, ACCESS_CONTIG, "(long long)_cuarr_e", "      ");
   put(t, "    }\n");
 }
@@ -430,17 +455,43 @@ static void put_parameters(gen *g, const char *index_type) {
          g->key->layout == CUARR_EW_GENERIC ? CUARR_MAXDIM : g->key->layout, g->n_slots);
 }
 
+static void put_kernel(gen *g, const char *kernel_name);
+
+/* Whether the program's own text names something of common.cuh's or elementwise_half.cuh's
+ * (every name there starts with cuarr, CUARR or __half): the built-ins' preambles call
+ * ufunc_math.cuh's helpers, and a user's kernel may call anything. */
+static bool mentions_cuarr(const cuarr_ew_program *p) {
+  const char *texts[] = {p->operation, p->preamble, p->loop_prep, p->after_loop};
+  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+    if (texts[i] && (strcasestr(texts[i], "cuarr") || strcasestr(texts[i], "__half")))
+      return true;
+  return false;
+}
+
+/* The headers, then the kernel (written first: the headers depend on what it uses).  Each
+ * header only where needed, since NVRTC reads every line of a program and a new kernel's
+ * first call waits for it: common.cuh where the kernel casts or loads through it, walks a
+ * strided layout, has a raw or a float16 operand or the program's text names cuarr's code;
+ * the float16 class (a fifth of what NVRTC parses) only where a float16 operand needs it.
+ * elementwise.cu (the vector struct, `_ind`, cuarr_raw) is always there.  Batches that
+ * compile several kernels as one program take a later kernel's headers where the earlier
+ * ones lacked them: every header is guarded. */
 static void put_program(gen *g, const char *kernel_name) {
-  text *t = g->t;
+  text *t = g->t, kernel = {0};
   const cuarr_ew_program *p = g->p;
   const cuarr_ew_key *key = g->key;
-  put(t, cuarr_kernel_source_common_cuh);
-  put(t, "\n");
-  /* The float16 class only where a float16 operand needs it: it is a fifth of what NVRTC
-   * parses, and a new kernel's first call waits for that compile. */
-  bool half = false;
-  for (int k = 0; k < key->n; k++)
+  g->t = &kernel;
+  put_kernel(g, kernel_name);
+  g->t = t;
+  bool half = false, raw = false;
+  for (int k = 0; k < key->n; k++) {
     half = half || key->op[k][0] == CUARR_FLOAT16 || key->op[k][1] == CUARR_FLOAT16;
+    raw = raw || (key->op[k][2] & CUARR_EW_RAW);
+  }
+  if (g->casts || half || raw || key->layout != CUARR_EW_CONTIG || mentions_cuarr(p)) {
+    put(t, cuarr_kernel_source_common_cuh);
+    put(t, "\n");
+  }
   if (half) {
     put(t, cuarr_kernel_source_elementwise_half_cuh);
     put(t, "\n");
@@ -460,7 +511,18 @@ static void put_program(gen *g, const char *kernel_name) {
   if (p->preamble && *p->preamble)
     putf(t, "#ifndef _CUARR_PREAMBLE_%s\n#define _CUARR_PREAMBLE_%s\n%s\n#endif\n", p->name,
          p->name, p->preamble);
+  if (kernel.failed)
+    t->failed = true;
+  else if (kernel.p)
+    put(t, kernel.p);
+  free(kernel.p);
+}
 
+/* The extern "C" kernel. */
+static void put_kernel(gen *g, const char *kernel_name) {
+  text *t = g->t;
+  const cuarr_ew_program *p = g->p;
+  const cuarr_ew_key *key = g->key;
   const char *it = key->wide ? "unsigned long long" : "unsigned int";
   putf(t, "\nextern \"C\" __global__ void __launch_bounds__(%d)\n%s(\n    ", CUARR_EW_THREADS,
        kernel_name);
