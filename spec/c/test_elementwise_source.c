@@ -184,7 +184,12 @@ static void test_names_and_text(void) {
         "rows-vectorised 2-D, 64-bit: add_nd2_v4_i64_f4f4f4 over a 64-bit layout");
   free(src);
   free(name);
-  src = cuarr_ew_source(&add_program, 3, ops, st, 11, false, &name);
+  src = cuarr_ew_source(&add_program, 3, ops, st, CUARR_EW_LAYOUT_CONTIG_WHOLE, false, &name);
+  CHECK(src && strcmp(name, "add_contig_v4w_i32_f4f4f4") == 0 && !strstr(src, "_cuarr_e"),
+        "whole vectors: add_contig_v4w_i32_f4f4f4, with no tail");
+  free(src);
+  free(name);
+  src = cuarr_ew_source(&add_program, 3, ops, st, CUARR_EW_LAYOUT_CONTIG_WHOLE + 1, false, &name);
   CHECK(!src && !name, "an unknown layout is refused");
 
   /* Names and types the generator must refuse. */
@@ -225,7 +230,7 @@ static void test_add_variants(void) {
   cuarr_dtype st[3] = {CUARR_FLOAT32, CUARR_FLOAT32, CUARR_FLOAT32};
   batch b = {0};
   for (int wide = 0; wide < 2; wide++)
-    for (int layout = 0; layout <= CUARR_EW_LAYOUT_ROWS_VECTOR + 3; layout++) {
+    for (int layout = 0; layout <= CUARR_EW_LAYOUT_CONTIG_WHOLE; layout++) {
       char *name = NULL, *src = cuarr_ew_source(&add_program, 3, ops, st, layout, wide, &name);
       batch_add(&b, src, name);
     }
@@ -255,7 +260,8 @@ static void test_mixed_dtypes(void) {
   cuarr_dtype st[6] = {CUARR_INT8, CUARR_FLOAT16, CUARR_FLOAT16,
                        CUARR_BOOL, CUARR_FLOAT16, CUARR_UINT16};
   batch b = {0};
-  int layouts[] = {0, CUARR_EW_LAYOUT_CONTIG_SCALAR, 3, 5, CUARR_EW_LAYOUT_ROWS_VECTOR};
+  int layouts[] = {0, CUARR_EW_LAYOUT_CONTIG_SCALAR, 3,
+                   5, CUARR_EW_LAYOUT_ROWS_VECTOR,   CUARR_EW_LAYOUT_CONTIG_WHOLE};
   for (size_t l = 0; l < sizeof layouts / sizeof *layouts; l++) {
     char *name = NULL, *src = cuarr_ew_source(&p, 6, ops, st, layouts[l], false, &name);
     batch_add(&b, src, name);
@@ -318,7 +324,7 @@ static void test_user_features(void) {
   cuarr_dtype st[6] = {CUARR_FLOAT64, CUARR_FLOAT64, CUARR_FLOAT64,
                        CUARR_INT32,   CUARR_FLOAT16, CUARR_FLOAT64};
   batch b = {0};
-  int layouts[] = {0, 2, 5};
+  int layouts[] = {0, 2, 5, CUARR_EW_LAYOUT_CONTIG_WHOLE};
   for (size_t l = 0; l < sizeof layouts / sizeof *layouts; l++)
     for (int wide = 0; wide < 2; wide++) {
       char *name = NULL, *src = cuarr_ew_source(&p, 6, ops, st, layouts[l], wide, &name);

@@ -138,6 +138,7 @@ typedef struct plan {
   int layout;
   bool wide;
   int vec;
+  bool whole; /* contiguous vectors and no tail (cuarr_ew_program.whole_vectors) */
 } plan;
 
 /* Flip the axes along which the lead slot steps backwards (in every slot, moving the data
@@ -231,6 +232,7 @@ static cuarr_status plan_layout(plan *p, const cuarr_ew_program *program, bool a
         p->vec = 1;
     if (p->n_slots == 0)
       p->vec = 1;
+    p->whole = program->whole_vectors && p->vec > 1 && p->n % p->vec == 0;
     return CUARR_OK;
   }
   p->layout = p->ndim <= CUARR_EW_ND_MAX ? p->ndim : CUARR_EW_GENERIC;
@@ -335,6 +337,7 @@ static void fill_key(cuarr_ew_key *key, int device, const plan *p, int n,
   key->layout = (uint8_t)p->layout;
   key->wide = p->wide;
   key->vec = (uint8_t)p->vec;
+  key->whole = p->whole;
   int s = 0;
   for (int k = 0; k < n; k++) {
     const cuarr_ew_operand *o = &ops[k];

@@ -40,6 +40,12 @@ typedef struct cuarr_ew_program {
   const char *after_loop;
   const char *const *options;
   int n_options;
+  /* Contiguous vectorised launches whose count is a multiple of the vector get a kernel with
+   * no code for a tail (a variant of its own): ElementwiseKernel's programs, whose first call
+   * waits for the compile.  The built-in ufuncs leave it off: their flat launches
+   * (cuarr_ew_flat_kernel) run one kernel for any count, and a second variant would be a
+   * second compile. */
+  bool whole_vectors;
   void *cache;
 } cuarr_ew_program;
 
@@ -58,7 +64,8 @@ cuarr_status cuarr_ew_launch(cuarr_context *ctx, int device, cuarr_ew_program *p
  * NVRTC).  layout: 0 contiguous-vectorised, 1..4 strided with that many axes, 5 generic;
  * wide: 64-bit indexing.  Also (CUARR_EW_LAYOUT_*): 6 contiguous element by element (the
  * variant for misaligned pointers), 7..10 strided with 1..4 axes whose innermost axis moves
- * 16-byte vectors (every array operand loaded as vectors).  An operand is an array when
+ * 16-byte vectors (every array operand loaded as vectors), 11 contiguous vectorised over whole
+ * vectors (no tail: the count a multiple of the vector).  An operand is an array when
  * ops[k].array is not NULL (only a raw operand's ndim and contiguity are read from it, never
  * its data, so a descriptor with buf == NULL will do); storage_dtypes[k] is its element dtype
  * (ignored for scalars).  Returns a malloc'd string and the kernel's name in *kernel_name
@@ -71,6 +78,7 @@ enum {
   CUARR_EW_LAYOUT_GENERIC = 5,
   CUARR_EW_LAYOUT_CONTIG_SCALAR = 6,
   CUARR_EW_LAYOUT_ROWS_VECTOR = 7, /* 7..10: 1..4 axes */
+  CUARR_EW_LAYOUT_CONTIG_WHOLE = 11,
 };
 
 /* Free a program's cache of compiled variants (the modules stay loaded). */

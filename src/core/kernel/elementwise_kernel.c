@@ -92,6 +92,7 @@ cuarr_status cuarr_ew_kernel_new(const char *in_params, const char *out_params,
       .after_loop = k->after_loop,
       .options = (const char *const *)k->options,
       .n_options = k->n_options,
+      .whole_vectors = true,
   };
   *out = k;
   return CUARR_OK;

@@ -46,6 +46,7 @@ typedef struct cuarr_ew_key {
   uint8_t layout; /* CUARR_EW_CONTIG, 1..4, CUARR_EW_GENERIC */
   uint8_t wide;   /* 64-bit indexing */
   uint8_t vec;    /* elements per vector access (1: none) */
+  uint8_t whole;  /* contiguous, vec > 1: the count is a multiple of vec (no tail) */
   /* Per operand: storage dtype, var dtype, flags, a raw operand's ndim. */
   uint8_t op[CUARR_EW_MAX_OPERANDS][4];
 } cuarr_ew_key;

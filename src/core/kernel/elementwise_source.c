@@ -185,7 +185,7 @@ static char *kernel_name_of(const cuarr_ew_program *p, const cuarr_ew_key *key) 
   else
     putf(&t, "_nd%d", key->layout);
   if (key->vec > 1)
-    putf(&t, "_v%d", key->vec);
+    putf(&t, "_v%d%s", key->vec, key->whole ? "w" : "");
   put(&t, key->wide ? "_i64_" : "_i32_");
   for (int k = 0; k < key->n; k++) {
     cuarr_dtype st = (cuarr_dtype)key->op[k][0], vt = (cuarr_dtype)key->op[k][1];
@@ -349,11 +349,15 @@ static void put_contig_vector(gen *g) {
     if (is_array(g, k) && is_output(g, k))
       putf(t, "      ((cuarr_ew_vec<%s, %d> *)_cuarr_p%d)[_cuarr_j] = _cuarr_v%d;\n",
            storage_ctype(g, k), v, k, k);
+  put(t, "    }\n");
+  /* A count of whole vectors needs no tail: its code, a second copy of the operation, takes
+   * NVRTC 1.5 ms. */
+  if (g->key->whole)
+    return;
   /* The last n %% V elements, one to a thread: a block has CUARR_EW_THREADS threads, more than
    * there are (an `if` compiles sooner than a loop that runs once). */
   _Static_assert(CUARR_EW_THREADS >= 16, "the tail has fewer elements than a block's threads");
   putf(t,
-       "    }\n"
        "    if (_cuarr_first < _cuarr_n - _cuarr_nv * %d) {\n"
        "      const _cuarr_I _cuarr_e = _cuarr_nv * %d + _cuarr_first;\n",
        v, v);
@@ -593,7 +597,7 @@ char *cuarr_ew_source(const cuarr_ew_program *program, int n, const cuarr_ew_ope
     cuarr_fail(CUARR_VALUE_ERROR, "bad operand list (%d operands)", n);
     return NULL;
   }
-  if (layout < 0 || layout > CUARR_EW_LAYOUT_ROWS_VECTOR + 3) {
+  if (layout < 0 || layout > CUARR_EW_LAYOUT_CONTIG_WHOLE) {
     cuarr_fail(CUARR_VALUE_ERROR, "unknown elementwise layout %d", layout);
     return NULL;
   }
@@ -624,13 +628,14 @@ char *cuarr_ew_source(const cuarr_ew_program *program, int n, const cuarr_ew_ope
       op[2] |= CUARR_EW_OUTPUT;
   }
   int v = cuarr_ew_vector_width(widest);
-  if (layout == CUARR_EW_LAYOUT_CONTIG_VECTOR) {
+  if (layout == CUARR_EW_LAYOUT_CONTIG_VECTOR || layout == CUARR_EW_LAYOUT_CONTIG_WHOLE) {
     key.layout = CUARR_EW_CONTIG;
     key.vec = (uint8_t)(widest ? v : 1);
+    key.whole = layout == CUARR_EW_LAYOUT_CONTIG_WHOLE && key.vec > 1;
   } else if (layout == CUARR_EW_LAYOUT_CONTIG_SCALAR) {
     key.layout = CUARR_EW_CONTIG;
     key.vec = 1;
-  } else if (layout >= CUARR_EW_LAYOUT_ROWS_VECTOR) {
+  } else if (layout >= CUARR_EW_LAYOUT_ROWS_VECTOR) { /* 7..10 */
     key.layout = (uint8_t)(layout - CUARR_EW_LAYOUT_ROWS_VECTOR + 1);
     key.vec = (uint8_t)v;
   } else {
