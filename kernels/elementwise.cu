@@ -1,22 +1,23 @@
 /*
  * elementwise.cu -- device helpers of the elementwise kernels (src/core/kernel/elementwise*.c).
  *
- * A generated program is common.cuh, elementwise_half.cuh, this file, the placeholder
- * typedefs (`typedef float T;`), the program's preamble, then one extern "C" kernel whose
- * loops are written out by the generator around the operation's text, e.g. (float32
- * out0 = in0 + in1, contiguous, 16-byte vectors, 32-bit indexing):
+ * A generated program is common.cuh and elementwise_half.cuh where the kernel needs them, this
+ * file, the placeholder typedefs (`typedef float T;`), the program's preamble, then one
+ * extern "C" kernel whose loops are written out by the generator around the operation's text,
+ * e.g. (float32 out0 = in0 + in1, contiguous, 16-byte vectors, 32-bit indexing):
  *
  *   extern "C" __global__ void __launch_bounds__(256)
  *   add_contig_v4_i32_f4f4f4(const float *_cuarr_p0, const float *_cuarr_p1,
  *                            float *_cuarr_p2, const unsigned int _cuarr_n) {
- *     ... 2 vectors of 4 floats per operand loaded, then for each of the 8 elements:
+ *     ... a vector of 4 floats per operand loaded, then for each of the 4 elements:
  *         const long long i = ...;
  *         const float in0 = ..., in1 = ...;
  *         float out0 = ...;          // loaded too: the operation may read it (CuPy's outputs
  *                                    // are references); dead loads are removed by the compiler
  *         { out0 = in0 + in1; }
  *         ... lane = out0 ...
- *     ... vectors stored; a scalar loop for the last n % 4 elements
+ *     ... vectors stored; the last n % 4 elements one to a thread (ElementwiseKernel's
+ *         kernels for a count of whole vectors, add_contig_v4w_..., have no such tail)
  *   }
  *
  * The operation is pasted inside the loop (not called through a function or lambda) so that

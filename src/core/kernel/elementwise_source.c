@@ -1,11 +1,13 @@
 /*
  * elementwise_source.c -- the CUDA C of an elementwise kernel, from its program and key.
  *
- * A program is kernels/common.cuh, elementwise_half.cuh and elementwise.cu, the placeholder
- * typedefs, the preamble, then one extern "C" kernel whose loops are written here around the
- * operation's text (kernels/elementwise.cu shows one).  The loops differ by layout class:
- *  - contiguous, vectorised: V elements per access in each array operand, two vectors per
- *    operand loaded before the first is used, then a scalar loop for the last n % V;
+ * A program is kernels/common.cuh and elementwise_half.cuh where the kernel needs them
+ * (put_program), elementwise.cu, the placeholder typedefs, the preamble, then one extern "C"
+ * kernel whose loops are written here around the operation's text (kernels/elementwise.cu
+ * shows one).  The loops differ by layout class:
+ *  - contiguous, vectorised: V elements per access in each array operand, one vector per
+ *    operand and step, then the last n % V elements one to a thread (none where the key says
+ *    the count is whole vectors);
  *  - contiguous, element by element (pointers not aligned for vectors; no array operands);
  *  - strided with 1..4 axes or a run-time count: offsets from the flat index by cuarr_offsets,
  *    several elements' loads in flight;
