@@ -88,6 +88,25 @@ end)
 -- ---------------------------------------------------------------- calls (device)
 
 describe("ElementwiseKernel calls", function()
+  H.gpu_it("one kernel on counts that are whole vectors and counts that are not, in turn", function()
+    -- A count that is a whole number of 16-byte vectors gets a kernel without the tail (its
+    -- own variant); the same kernel object then meets counts with a tail, and views off a
+    -- 16-byte boundary (no vectors).
+    local k = EK("T x, T y", "T z", "z = x * 3 + y", "whole_or_tail")
+    for _, dt in ipairs({ "float32", "int8", "float64" }) do
+      local base = cuarr.arange(300, dt) % 30 -- 4 * 29 fits int8
+      for _, n in ipairs({ 256, 255, 3, 16, 17, 1, 256, 64, 250 }) do
+        for _, off in ipairs({ 0, 1 }) do
+          local x = base[{ { off + 1, off + n } }]
+          local z = k(x, x)
+          local got, want = flat(z), {}
+          for j = 1, n do want[j] = ((off + j - 1) % 30) * 4 end
+          A.check_equal(got, want, fmt("%s n=%d offset %d", dt, n, off))
+        end
+      end
+    end
+  end)
+
   H.gpu_it("binds type placeholders from the arrays and converts scalars to them", function()
     local k = EK("T x, T y", "T z", "z = x * y + (T)1;", "muladd")
     for _, dt in ipairs({ "float32", "int32", "float64" }) do
