@@ -56,7 +56,7 @@ $(BUILD)/obj/kernels_embedded.o: $(BUILD)/gen/kernels_embedded.c
 
 # C tests of the core: each program prints `ok - name` / `not ok - name: why` lines and exits
 # non-zero when one failed.
-$(BUILD)/ctest/%: spec/c/%.c $(CORE_OBJECTS) spec/c/ctest.h spec/c/fake_arrays.h
+$(BUILD)/ctest/%: spec/c/%.c $(CORE_OBJECTS) spec/c/ctest.h spec/c/fake_arrays.h spec/c/kernel_checks.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Ispec/c -o $@ $< $(CORE_OBJECTS) -ldl -lm
 

@@ -11,6 +11,7 @@
 #include "ctest.h"
 #include "internal.h"
 #include "kernel/elementwise_private.h"
+#include "kernel_checks.h"
 
 /* NVRTC's fast-compile mode where it exists (as copy_compile_all.c): the same front end and
  * instantiations, fewer optimisation passes. */
@@ -21,24 +22,6 @@ static double seconds_since(const struct timespec *t0) {
   struct timespec t1;
   clock_gettime(CLOCK_MONOTONIC, &t1);
   return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
-}
-
-static bool cubin_has(const char *cubin, size_t size, const char *name) {
-  size_t len = strlen(name) + 1;
-  for (size_t i = 0; i + len <= size; i++)
-    if (cubin[i] == name[0] && memcmp(cubin + i, name, len) == 0)
-      return true;
-  return false;
-}
-
-/* Whether source has a header that program (the batch so far) lacks: a generated source holds
- * only the headers its kernel uses (common.cuh, the float16 class). */
-static bool brings_header(const char *program, const char *source) {
-  static const char *const marks[] = {"#define CUARR_COMMON_CUH", "struct float16"};
-  for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
-    if (strstr(source, marks[i]) && !(program && strstr(program, marks[i])))
-      return true;
-  return false;
 }
 
 /* ---------------------------------------------------------------- one program, many kernels */

@@ -9,6 +9,7 @@
 
 #include "ctest.h"
 #include "internal.h"
+#include "kernel_checks.h"
 #include "reduce/reduce_engine.h"
 
 /* ops x dtypes x ((rows, rows vectorised, cols, cols vectorised) x 2 widths x split or not, and
@@ -160,14 +161,6 @@ typedef struct user_case {
   cuarr_red_types types;
   cuarr_dtype out_storage;
 } user_case;
-
-static bool cubin_has(const char *cubin, size_t size, const char *name) {
-  size_t len = strlen(name) + 1;
-  for (size_t i = 0; i + len <= size; i++)
-    if (cubin[i] == name[0] && memcmp(cubin + i, name, len) == 0)
-      return true;
-  return false;
-}
 
 static bool compile_user_case(user_case *c) {
   static const int forms[] = {

@@ -18,6 +18,7 @@
 #include "ctest.h"
 #include "internal.h"
 #include "kernel/elementwise_private.h"
+#include "kernel_checks.h"
 #include "ufunc/ufunc.h"
 
 #define KERNELS_PER_PROGRAM 48
@@ -46,16 +47,6 @@ static char *kernel_source(const job *j, int k, char **name) {
       (cuarr_ew_operand){.array = &dummy, .var_dtype = l->out, .name = "out0", .output = true};
   storage[nin] = l->out;
   return cuarr_ew_source(l->program, nin + 1, ops, storage, layouts[k % N_LAYOUTS], false, name);
-}
-
-/* Whether source has a header that program (the batch so far) lacks: a generated source holds
- * only the headers its kernel uses (common.cuh, the float16 class). */
-static bool brings_header(const char *program, const char *source) {
-  static const char *const marks[] = {"#define CUARR_COMMON_CUH", "struct float16"};
-  for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
-    if (strstr(source, marks[i]) && !(program && strstr(program, marks[i])))
-      return true;
-  return false;
 }
 
 /* Batches of KERNELS_PER_PROGRAM kernels. */
