@@ -14,17 +14,22 @@ INST_LUADIR ?= $(PREFIX)/share/lua/5.4
 BUILD   := build
 SOURCES := $(shell find src -name '*.c' | sort)
 OBJECTS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SOURCES)) $(BUILD)/obj/kernels_embedded.o
-KERNELS := $(sort $(wildcard kernels/*.cu kernels/*.cuh))
+KERNELS := $(sort $(wildcard kernels/include/*.cuh kernels/templates/*.cu))
 HEADERS := $(shell find src -name '*.h')
 MODULE  := $(BUILD)/cuarr/core.so
+# src/core/testing/ holds code only the C tests link; the module leaves it out.
+TESTING_OBJECTS := $(filter $(BUILD)/obj/core/testing/%,$(OBJECTS))
+MODULE_OBJECTS  := $(filter-out $(TESTING_OBJECTS),$(OBJECTS))
 # The core without the Lua binding: what the C tests in spec/c/ link against.
 CORE_OBJECTS := $(filter-out $(BUILD)/obj/lua/%,$(OBJECTS))
 CTESTS  := $(patsubst spec/c/%.c,$(BUILD)/ctest/%,$(sort $(wildcard spec/c/*.c)))
+# The declarations of the embedded kernel sources (tools/embed.sh writes them with the sources).
+KERNEL_SOURCES_H := $(BUILD)/gen/kernel_sources.h
 
 # Debian's luaconf.h includes a multiarch header that lives beside the Lua headers' folder.
 MULTIARCH  := $(shell $(CC) -print-multiarch 2>/dev/null)
 ALL_CFLAGS := $(CFLAGS) -std=c11 -Wall -Wextra -fPIC -D_GNU_SOURCE -pthread \
-              -Isrc -Isrc/core -I$(LUA_INCDIR) -I$(LUA_INCDIR)/../$(MULTIARCH) -I$(CUDA_HOME)/include
+              -Isrc -Isrc/core -I$(BUILD)/gen -I$(LUA_INCDIR) -I$(LUA_INCDIR)/../$(MULTIARCH) -I$(CUDA_HOME)/include
 
 # Where Lua finds the module and the front end when run from the checkout.
 RUN_ENV := LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$$LUA_PATH;;" \
@@ -34,37 +39,40 @@ RUN_ENV := LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lu
 
 all: $(MODULE)
 
-$(MODULE): $(OBJECTS)
+$(MODULE): $(MODULE_OBJECTS)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -pthread -o $@ $(OBJECTS) -ldl -lm
+	$(CC) -shared -pthread -o $@ $(MODULE_OBJECTS) -ldl -lm
 
-# kernels/*.cuh count as headers: the host ufunc loops compile the shared math header too.
-$(BUILD)/obj/%.o: src/%.c $(HEADERS) $(KERNELS)
+# Each object depends on the headers it includes, as the compiler lists them (-MMD); the
+# generated header of kernel sources must exist before anything compiles.
+$(BUILD)/obj/%.o: src/%.c | $(KERNEL_SOURCES_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # The host ufunc loops are worth GCC's vectoriser, which -O2 leaves off.
 $(BUILD)/obj/core/ufunc/host_rows_%.o: ALL_CFLAGS += -O3
 
-$(BUILD)/gen/kernels_embedded.c: $(KERNELS) tools/embed.sh
+$(BUILD)/gen/kernels_embedded.c $(KERNEL_SOURCES_H) &: $(KERNELS) tools/embed.sh
 	@mkdir -p $(dir $@)
-	sh tools/embed.sh $@ $(KERNELS)
+	sh tools/embed.sh $(BUILD)/gen/kernels_embedded.c $(KERNEL_SOURCES_H) $(KERNELS)
 
 $(BUILD)/obj/kernels_embedded.o: $(BUILD)/gen/kernels_embedded.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+-include $(OBJECTS:.o=.d) $(CTESTS:=.d)
+
 # C tests of the core: each program prints `ok - name` / `not ok - name: why` lines and exits
 # non-zero when one failed.
-$(BUILD)/ctest/%: spec/c/%.c $(CORE_OBJECTS) spec/c/ctest.h spec/c/fake_arrays.h spec/c/kernel_checks.h
+$(BUILD)/ctest/%: spec/c/%.c $(CORE_OBJECTS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ispec/c -o $@ $< $(CORE_OBJECTS) -ldl -lm
+	$(CC) $(ALL_CFLAGS) -Ispec/c -MMD -MP -o $@ $< $(CORE_OBJECTS) -ldl -lm
 
 # The one C test of the Lua binding: the whole module and Lua itself.
 LUA_LIBDIR ?= $(LUA_INCDIR)/../../lib/$(MULTIARCH)
-$(BUILD)/ctest/test_array_identity: spec/c/test_array_identity.c $(OBJECTS) spec/c/ctest.h
+$(BUILD)/ctest/test_array_identity: spec/c/test_array_identity.c $(OBJECTS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ispec/c -o $@ $< $(OBJECTS) -L$(LUA_LIBDIR) -llua5.4 -ldl -lm
+	$(CC) $(ALL_CFLAGS) -Ispec/c -MMD -MP -o $@ $< $(OBJECTS) -L$(LUA_LIBDIR) -llua5.4 -ldl -lm
 
 ctest: $(CTESTS)
 	@status=0; for t in $(CTESTS); do $$t || status=1; done; exit $$status
@@ -88,7 +96,7 @@ test-gpu: deps
 	$(RUN_ENV) CUARR_REQUIRE_GPU=1 $(BUSTED) --lua=$(LUA) -o utfTerminal spec
 
 # The machine's own ceilings, measured with the raw driver API (bench/ceilings.c).
-$(BUILD)/bench/ceilings: bench/ceilings.c $(CORE_OBJECTS) $(HEADERS)
+$(BUILD)/bench/ceilings: bench/ceilings.c $(CORE_OBJECTS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJECTS) -ldl -lm
 

@@ -1,4 +1,4 @@
--- Device copies through the tiled transpose kernel (kernels/transpose.cu): layouts where dst
+-- Device copies through the tiled transpose kernel (kernels/templates/transpose.cu): layouts where dst
 -- and src are contiguous along different axes and both tile axes are at least 8 long, which
 -- the random layouts spec (extents up to 6) never reaches.  Each device result is compared
 -- with the same operations on the host (host_copy.c, an independent implementation), at sizes

@@ -1,6 +1,6 @@
 // read_back_latency.cu -- how long a small result takes to reach the host after a kernel: a DMA
 // copy + stream synchronize, a copy kernel into pinned memory + stream synchronize, the same +
-// watching a flag the kernel writes (what src/core/transfer/read_back.c does), the reduction
+// watching a flag the kernel writes (what src/core/copy/read_back.c does), the reduction
 // writing pinned memory itself, and a bare launch + synchronize; then the cost of back-to-back
 // launches with and without parameters.  Interleaved rounds, medians.
 // Not part of the build; on the GPU machine:

@@ -1,6 +1,6 @@
-// scan_tile.cu -- a cumsum of 2^27 ELEM through kernels/scan.cu's 16-byte one-pass template at
+// scan_tile.cu -- a cumsum of 2^27 ELEM through kernels/templates/scan.cu's 16-byte one-pass template at
 // NTHREADS threads x NITEMS elements a block, against a device-to-device copy of the same bytes,
-// to choose the tile (src/core/reduce/scan_source.c, cuarr_scan_shape_items/threads).  Not part
+// to choose the tile (src/core/scan/scan_source.c, cuarr_scan_shape_items/threads).  Not part
 // of the build; on the GPU machine:
 //   nvcc -O2 -std=c++17 -arch=sm_90 -DNTHREADS=128 -DNITEMS=64 -DELEM=float -DTNAME='"float"' \
 //        -o scan_tile scan_tile.cu && ./scan_tile
@@ -12,8 +12,8 @@
 #include <vector>
 #include <algorithm>
 #include <cuda_runtime.h>
-#include "../../kernels/common.cuh"
-#include "../../kernels/scan.cu"
+#include "../../kernels/include/common.cuh"
+#include "../../kernels/templates/scan.cu"
 __global__ void __launch_bounds__(NTHREADS) kscan(const ELEM *in, ELEM *out, unsigned n, unsigned len, void *state) {
   cuarr_scan_rows_contig<0, ELEM, ELEM, ELEM, unsigned, NITEMS, false, NTHREADS, true>(in, out, n, len, state);
 }

@@ -19,7 +19,7 @@
 
 #include "ctest.h"
 #include "internal.h"
-#include "kernel/disk_cache.h"
+#include "compile/disk_cache.h"
 
 static char root[] = "/tmp/cuarr_disk_cache_XXXXXX";
 static char fake_nvrtc[PATH_MAX];

@@ -10,7 +10,7 @@
 
 #include "ctest.h"
 #include "internal.h"
-#include "kernel/elementwise_private.h"
+#include "elementwise/elementwise_private.h"
 #include "kernel_checks.h"
 
 /* NVRTC's fast-compile mode where it exists (as copy_compile_all.c): the same front end and

@@ -8,9 +8,10 @@
 
 #include "ctest.h"
 #include "internal.h"
-#include "kernel/copy_source.h"
+#include "copy/copy_source.h"
+#include "kernel_sources.h"
 
-/* The specialisations, counted by hand from the rules in kernels/copy.cu, transpose.cu and
+/* The specialisations, counted by hand from the rules in kernels/templates/copy.cu, transpose.cu and
  * fill.cu.  32-bit indexing:
  *  - copies: 132 pairs of different dtypes x 6 shapes (contig, nd1..nd4, ndN), plus the 4
  *    same-width bit copies (uint8..uint64) x 5 strided shapes (contiguous ones are memcpys);
@@ -98,9 +99,8 @@ static void test_broken_source(void) {
   free(cubin);
 }
 
-/* The read-back kernel of item() (kernels/read_back.cu) stands alone: no common.cuh. */
+/* The read-back kernel of item() (kernels/templates/read_back.cu) stands alone: no common.cuh. */
 static void test_read_back(void) {
-  extern const char cuarr_kernel_source_read_back_cu[];
   char *cubin = NULL;
   size_t size = 0;
   cuarr_status s = cuarr_nvrtc_compile(cuarr_kernel_source_read_back_cu, "read_back.cu", NULL, 0,

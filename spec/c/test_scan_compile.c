@@ -10,7 +10,7 @@
 
 #include "ctest.h"
 #include "internal.h"
-#include "reduce/scan_device.h"
+#include "scan/scan_device.h"
 
 /* The specialisations, counted from the rules of cuarr_scan_variants_all: for both ops and
  * the 12 input dtypes, the default dtypes with the 7 element-wise shapes x 2 index widths,

@@ -8,13 +8,13 @@
 #include "cuarr.h"
 #include "cuda/driver.h"
 
-/* ---- device/device.c */
+/* ---- cuda/device.c */
 /* The device's primary context (retained on first use). */
 cuarr_status cuarr_device_context(int device, CUcontext *out);
 /* The device's compute capability as major*10+minor (90 for sm_90). */
 cuarr_status cuarr_device_arch(int device, int *arch);
 
-/* ---- kernel/nvrtc.c : compile service with the in-memory cache */
+/* ---- compile/nvrtc.c : compile service with the in-memory cache */
 /* Compile `source` for sm_<arch> to a cubin (malloc'd, caller frees).  Fails with
  * CUARR_COMPILE_ERROR carrying NVRTC's log and the source lines it points at, or
  * CUARR_NOT_AVAILABLE without NVRTC.  Needs no GPU. */
@@ -22,7 +22,7 @@ cuarr_status cuarr_nvrtc_compile(const char *source, const char *program_name,
                                  const char *const *options, int n_options, int arch, char **cubin,
                                  size_t *cubin_size);
 
-/* ---- kernel/compile_batches.c : the compile-everything checks of `make test` (no GPU) */
+/* ---- testing/compile_batches.c : the compile-everything checks of `make test` (no GPU) */
 /* How a batch compiles: for sm_<arch>, with these NVRTC options. */
 typedef struct cuarr_compile_options {
   int arch;
@@ -48,7 +48,7 @@ cuarr_status cuarr_compile_and_count(const char *source, const char *program_nam
 /* Whether the extern "C" name `name` (a whole name) is in the cubin. */
 bool cuarr_cubin_has(const char *cubin, size_t size, const char *name);
 
-/* ---- kernel/nvrtc.c */
+/* ---- compile/nvrtc.c */
 /* The kernel `kernel_name` (an extern "C" name) of `source`, compiled for the device's own
  * architecture and loaded into its primary context; cached in memory by (device, source,
  * options, name), so the second call compiles nothing.  Thread-safe. */
@@ -79,13 +79,13 @@ bool cuarr_may_overlap(const cuarr_array *a, const cuarr_array *b);
 /* The lowest and one-past-highest byte offsets (from buf->ptr) the array touches. */
 void cuarr_array_extent(const cuarr_array *a, int64_t *lo, int64_t *hi);
 
-/* ---- host/host_copy.c : C loops for host arrays (no CUDA) */
+/* ---- copy/host_copy.c : C loops for host arrays (no CUDA) */
 cuarr_status cuarr_host_copy(const cuarr_array *dst, const cuarr_array *src);
 cuarr_status cuarr_host_fill(const cuarr_array *dst, cuarr_scalar value);
 cuarr_status cuarr_host_fill_linear(const cuarr_array *dst, cuarr_scalar start, cuarr_scalar step,
                                     bool last_is_stop, cuarr_scalar stop);
 
-/* ---- kernel/copy_kernels.c : generated device kernels (from kernels/) */
+/* ---- copy/copy_kernels.c : generated device kernels (from kernels/) */
 /* Same device; src broadcast to dst's shape.  Overlapping operands of different layouts are
  * copied through a temporary. */
 cuarr_status cuarr_device_copy(cuarr_context *ctx, const cuarr_array *dst, const cuarr_array *src);
@@ -97,7 +97,7 @@ cuarr_status cuarr_device_fill_linear(cuarr_context *ctx, const cuarr_array *dst
  * generator can produce for sm_<arch>; returns how many compiled, fails on the first error. */
 cuarr_status cuarr_copy_kernels_compile_all(int arch, int *n_compiled);
 
-/* ---- transfer/deferred.c */
+/* ---- copy/deferred.c */
 /* Wait for the asynchronous transfers still using b (a pinned host buffer) to finish. */
 void cuarr_defer_wait_for(const cuarr_buffer *b);
 
@@ -110,7 +110,7 @@ static inline cuarr_reclaim cuarr_ctx_reclaim(const cuarr_context *ctx) {
   return ctx ? ctx->reclaim : none;
 }
 
-/* ---- transfer/context.c */
+/* ---- cuda/context.c */
 /* The context's stream for work on `device`; a CUARR_VALUE_ERROR when the context names a
  * stream of another device. */
 cuarr_status cuarr_ctx_stream_for(const cuarr_context *ctx, int device, CUstream *out);

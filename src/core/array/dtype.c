@@ -1,11 +1,11 @@
 /*
  * dtype.c -- the twelve dtypes: sizes, names, CUDA C type names, predicates, float16, and
- * storing and loading typed scalars with cuarr's casting rules (host/cast.h holds the rules).
+ * storing and loading typed scalars with cuarr's casting rules (array/cast.h holds the rules).
  */
 #include <string.h>
 
 #include "cuarr.h"
-#include "host/cast.h"
+#include "array/cast.h"
 
 typedef struct dtype_info {
   const char *name;

@@ -22,8 +22,9 @@
 #include <string.h>
 
 #include "array/shape_format.h"
-#include "kernel/function_table.h"
-#include "kernel/util.h"
+#include "compile/function_table.h"
+#include "array/span.h"
+#include "compile/hash.h"
 #include "reduce/reduce_engine.h"
 
 #define THREADS 256
@@ -31,7 +32,7 @@
 #define MAX_INPUTS 64   /* every input */
 #define BLOCKS_PER_SM 8 /* resident 256-thread blocks that fill a multiprocessor */
 #define MAX_DEVICES 64
-#define LAYOUT_MAXDIM 32 /* the arrays of kernels/reduction.cu's cuarr_red_layout */
+#define LAYOUT_MAXDIM 32 /* the arrays of kernels/templates/reduction.cu's cuarr_red_layout */
 #define MAX_OPTIONS 32   /* a program's own NVRTC options (the binding takes as many) */
 #define FAST_COMPILE "--Ofast-compile=min"
 /* Split grids.  A grid splits when its lanes would take at least SPLIT_FROM items (vectors or
@@ -60,7 +61,7 @@ typedef struct red_key {
 
 static size_t key_bytes(const red_key *k) { return offsetof(red_key, op) + 4 * (size_t)k->n_in; }
 
-/* The program's compiled variants (kernel/function_table.c), made on first use. */
+/* The program's compiled variants (compile/function_table.c), made on first use. */
 static void *make_table(void *arg) {
   (void)arg;
   return cuarr_function_table_new();
@@ -416,7 +417,7 @@ static void put_values(unsigned char *at, size_t first, bool wide, const int64_t
   }
 }
 
-/* kernels/reduction.cu's cuarr_red_layout.  Only the axes in use are written: the kernels read
+/* kernels/templates/reduction.cu's cuarr_red_layout.  Only the axes in use are written: the kernels read
  * no further (the rest of the fixed-size arrays is never looked at), and this runs on every
  * call. */
 static void pack_layout(const plan *p, unsigned char *at) {

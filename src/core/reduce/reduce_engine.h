@@ -1,7 +1,7 @@
 /*
  * reduce_engine.h -- the device reduction engine: one launcher that generates, caches and
  * launches the kernels of a reduction over operands (reduce_source.c writes each kernel;
- * kernels/reduction.cu shows one).
+ * kernels/templates/reduction.cu shows one).
  * The built-in reductions (reduce_device.c) and user ReductionKernels (reduction_kernel.c)
  * both run through it.
  */

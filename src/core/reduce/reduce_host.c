@@ -32,8 +32,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "host/cast.h"
-#include "reduce/host_read.h"
+#include "array/cast.h"
+#include "array/host_read.h"
 #include "reduce/reduce.h"
 
 enum {

@@ -1,5 +1,5 @@
 /*
- * reduce_source.c -- the program text of one reduction kernel variant: kernels/reduction.cu's
+ * reduce_source.c -- the program text of one reduction kernel variant: kernels/templates/reduction.cu's
  * shared pieces, then one extern "C" kernel whose loops are written here around the program's
  * expressions (reduction.cu shows one), for the variant's form (rows or cols, vectors or not,
  * split grid or not) and layout class.  Written out in the kernel rather than as templates
@@ -19,11 +19,7 @@
 
 #define THREADS 256 /* a block (reduce_engine.c) */
 
-extern const char cuarr_kernel_source_common_cuh[];
-extern const char cuarr_kernel_source_elementwise_half_cuh[];
-extern const char cuarr_kernel_source_elementwise_cu[];
-extern const char cuarr_kernel_source_reduction_cu[];
-extern const char cuarr_kernel_source_reduction_ops_cuh[];
+#include "kernel_sources.h"
 
 /* A growing string; `failed` once an allocation failed (then every later write is dropped). */
 typedef struct text {
@@ -74,7 +70,7 @@ static void putf(text *t, const char *fmt, ...) {
   free(big);
 }
 
-/* A variable's C type: float16 variables are of the float16 class (elementwise_half.cuh). */
+/* A variable's C type: float16 variables are of the float16 class (half.cuh). */
 static const char *var_ctype(cuarr_dtype d) {
   return d == CUARR_FLOAT16 ? "float16" : cuarr_dtype_ctype(d);
 }
@@ -598,7 +594,7 @@ static void put_prelude(text *t, bool common, bool half, bool raw, bool ops) {
     put(t, "\n");
   }
   if (half) { /* the float16 class */
-    put(t, cuarr_kernel_source_elementwise_half_cuh);
+    put(t, cuarr_kernel_source_half_cuh);
     put(t, "\n");
   }
   if (raw) { /* cuarr_raw */

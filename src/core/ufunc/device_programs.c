@@ -1,7 +1,7 @@
 /*
  * device_programs.c -- one elementwise program per (ufunc, loop dtype), run by the device engine
- * (kernel/elementwise.h).  Each operation calls the ufunc's scalar function from
- * kernels/ufunc_math.cuh, the same function the host loops call, and the programs' preamble is
+ * (elementwise/elementwise.h).  Each operation calls the ufunc's scalar function from
+ * kernels/include/ufunc_math.cuh, the same function the host loops call, and the programs' preamble is
  * that file (embedded by tools/embed.sh), so both backends compute the same thing.
  *
  * The operands are named in0, in1, in2 and out0; the engine loads each input converted to the
@@ -10,7 +10,7 @@
  */
 #include "ufunc/ufunc.h"
 
-extern const char cuarr_kernel_source_ufunc_math_cuh[];
+#include "kernel_sources.h"
 
 #define ARGS_1 "(in0)"
 #define ARGS_2 "(in0, in1)"

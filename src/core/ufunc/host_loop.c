@@ -11,7 +11,7 @@
  * buffer on the stack (inputs before the row, the output after it), so one typed row per loop
  * serves every combination of storage dtypes, and nothing is allocated.
  */
-#include "host/cast.h"
+#include "array/cast.h"
 #include "ufunc/ufunc.h"
 
 enum { BLOCK = 256, MAXOP = 4 };

@@ -1,9 +1,9 @@
 /*
- * math.h -- the ufuncs' scalar functions (kernels/ufunc_math.cuh) for the host loops.
+ * math.h -- the ufuncs' scalar functions (kernels/include/ufunc_math.cuh) for the host loops.
  *
  * The functions are written once for C and CUDA, so that both backends compute the same thing;
  * the .cuh lives in kernels/ because tools/embed.sh embeds the .cuh files there for NVRTC.  C needs
- * the standard headers and the float16 conversions of host/cast.h before it.
+ * the standard headers and the float16 conversions of array/cast.h before it.
  */
 #ifndef CUARR_UFUNC_MATH_H
 #define CUARR_UFUNC_MATH_H
@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "host/cast.h"
+#include "array/cast.h"
 
-#include "../../../kernels/ufunc_math.cuh"
+#include "../../../kernels/include/ufunc_math.cuh"
 
 #endif

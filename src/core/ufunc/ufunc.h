@@ -6,7 +6,7 @@
  * (host_rows_*.c) and the device programs (device_programs.c).  Each entry says
  *   X(op, arity, types, out, family, flags)
  *  - op: the ufunc's name, which is also the name of its scalar functions in
- *    kernels/ufunc_math.cuh (cuarr_uf_<op>_<dtype>);
+ *    kernels/include/ufunc_math.cuh (cuarr_uf_<op>_<dtype>);
  *  - arity: 1, 2, 3 inputs, or W (where: a bool condition then two values);
  *  - types: the dtypes it has a loop for (a loop computes in one dtype: T,T -> T), in NumPy's
  *    order -- ALL, NUM (no bool), BIT (bool and integers), INT, FLT (floats), LOG (bool only);
@@ -19,7 +19,7 @@
 #define CUARR_UFUNC_UFUNC_H
 
 #include "internal.h"
-#include "kernel/elementwise.h"
+#include "elementwise/elementwise.h"
 
 /* clang-format off */
 #define CUARR_UF_LIST(X)                                                                           \
