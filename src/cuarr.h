@@ -357,11 +357,11 @@ cuarr_status cuarr_promote(cuarr_dtype a, bool a_weak, cuarr_dtype b, bool b_wea
 
 /* An operand of an elementwise call: an array, or a scalar broadcast everywhere.  A weak
  * scalar is a Lua number (NEP 50: its dtype gives way to the arrays'). */
-typedef struct cuarr_ew_arg {
+typedef struct cuarr_operand {
   const cuarr_array *array; /* NULL: the scalar */
   cuarr_scalar scalar;
   bool weak;
-} cuarr_ew_arg;
+} cuarr_operand;
 
 /* The built-in ufuncs (add, exp, maximum, where, ...). */
 typedef struct cuarr_ufunc cuarr_ufunc;
@@ -378,7 +378,7 @@ const cuarr_ufunc *cuarr_ufunc_at(int i);
  * the output's dtype.  Fails with CUARR_TYPE_ERROR when the ufunc has no loop for them (bitwise
  * ops on floats, ...) and CUARR_VALUE_ERROR for a weak integer that does not fit the array's
  * dtype (uint8 array + 300), as NumPy 2 does. */
-cuarr_status cuarr_ufunc_resolve(const cuarr_ufunc *u, const cuarr_ew_arg *in,
+cuarr_status cuarr_ufunc_resolve(const cuarr_ufunc *u, const cuarr_operand *in,
                                  cuarr_dtype weak_float_dtype, cuarr_dtype *compute,
                                  cuarr_dtype *out_dtype);
 
@@ -388,33 +388,33 @@ cuarr_status cuarr_ufunc_resolve(const cuarr_ufunc *u, const cuarr_ew_arg *in,
  * implementation; it may alias an input) or allocated here (out->buf == NULL on entry).  On
  * failure nothing is written and *out is as it was. */
 cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
-                              const cuarr_ew_arg *in, cuarr_dtype weak_float_dtype,
+                              const cuarr_operand *in, cuarr_dtype weak_float_dtype,
                               cuarr_array *out);
 
-/* User elementwise kernels with CuPy's semantics: cuarr_ew_kernel_new("float32 x, T y",
+/* User elementwise kernels with CuPy's semantics: cuarr_elementwise_kernel_new("float32 x, T y",
  * "T z", "z = x + y", "my_add", ...).  Device only. */
-typedef struct cuarr_ew_kernel cuarr_ew_kernel;
-typedef struct cuarr_ew_kernel_options {
+typedef struct cuarr_elementwise_kernel cuarr_elementwise_kernel;
+typedef struct cuarr_elementwise_kernel_options {
   const char *preamble;   /* code at file scope before the kernel (may be NULL) */
   const char *loop_prep;  /* code before the loop */
   const char *after_loop; /* code after the loop */
   const char *const *options; /* extra NVRTC options */
   int n_options;
-} cuarr_ew_kernel_options;
+} cuarr_elementwise_kernel_options;
 /* Parses the parameter lists (CUARR_VALUE_ERROR on a syntax error, an unknown type that is not
  * a placeholder, a duplicate name); compiles nothing yet. */
-cuarr_status cuarr_ew_kernel_new(const char *in_params, const char *out_params,
+cuarr_status cuarr_elementwise_kernel_new(const char *in_params, const char *out_params,
                                  const char *operation, const char *name,
-                                 const cuarr_ew_kernel_options *opts, cuarr_ew_kernel **out);
-void cuarr_ew_kernel_free(cuarr_ew_kernel *k);
-int cuarr_ew_kernel_nin(const cuarr_ew_kernel *k);
-int cuarr_ew_kernel_nout(const cuarr_ew_kernel *k);
+                                 const cuarr_elementwise_kernel_options *opts, cuarr_elementwise_kernel **out);
+void cuarr_elementwise_kernel_free(cuarr_elementwise_kernel *k);
+int cuarr_elementwise_kernel_nin(const cuarr_elementwise_kernel *k);
+int cuarr_elementwise_kernel_nout(const cuarr_elementwise_kernel *k);
 /* Run it: args are nin inputs then nout outputs; outputs[j] given (buf != NULL) or allocated
  * here (buf == NULL).  Placeholder types are bound from the arguments as CuPy binds them.
  * size >= 0 gives the index space when every input is raw (else it must be -1); outputs not
  * given are then made with shape (size,). */
-cuarr_status cuarr_ew_kernel_call(cuarr_context *ctx, cuarr_ew_kernel *k, int device,
-                                  const cuarr_ew_arg *in, cuarr_array *outputs, int64_t size,
+cuarr_status cuarr_elementwise_kernel_call(cuarr_context *ctx, cuarr_elementwise_kernel *k, int device,
+                                  const cuarr_operand *in, cuarr_array *outputs, int64_t size,
                                   cuarr_dtype weak_float_dtype);
 
 /* ---------------------------------------------------------------- reductions and scans */
@@ -477,32 +477,32 @@ cuarr_status cuarr_scan(cuarr_context *ctx, cuarr_scan_op op, const cuarr_array 
                         int dtype, cuarr_array *out);
 
 /* User reduction kernels with CuPy's semantics:
- *   cuarr_red_kernel_new("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm", NULL)
+ *   cuarr_reduction_kernel_new("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm", NULL)
  * map_expr maps the inputs (variables named as the parameters; raw ones are arrays indexed
  * by the expression; `_i` is the output's index and `_j` the element's index over the reduced
  * axes), reduce_expr combines `a` and `b` of the reduce type (`_type_reduce`), post_map_expr
  * sets the output variable from `a`.  identity: a C expression, or NULL/"" for none (the
  * first value seeds the reduction; reducing nothing is then an error).  Exactly one output
  * parameter.  Device only. */
-typedef struct cuarr_red_kernel cuarr_red_kernel;
-typedef struct cuarr_red_kernel_options {
+typedef struct cuarr_reduction_kernel cuarr_reduction_kernel;
+typedef struct cuarr_reduction_kernel_options {
   const char *reduce_type; /* a dtype name or a placeholder; NULL: the output's type */
   const char *preamble;
   const char *const *options; /* extra NVRTC options */
   int n_options;
-} cuarr_red_kernel_options;
-cuarr_status cuarr_red_kernel_new(const char *in_params, const char *out_params,
+} cuarr_reduction_kernel_options;
+cuarr_status cuarr_reduction_kernel_new(const char *in_params, const char *out_params,
                                   const char *map_expr, const char *reduce_expr,
                                   const char *post_map_expr, const char *identity,
-                                  const char *name, const cuarr_red_kernel_options *opts,
-                                  cuarr_red_kernel **out);
-void cuarr_red_kernel_free(cuarr_red_kernel *k);
-int cuarr_red_kernel_nin(const cuarr_red_kernel *k);
+                                  const char *name, const cuarr_reduction_kernel_options *opts,
+                                  cuarr_reduction_kernel **out);
+void cuarr_reduction_kernel_free(cuarr_reduction_kernel *k);
+int cuarr_reduction_kernel_nin(const cuarr_reduction_kernel *k);
 /* Reduce the inputs (non-raw arrays broadcast together) over `axes` (bit k: axis k of the
  * broadcast shape; ~0: all) into *out, given (buf != NULL: the result's shape, its dtype binds
  * the output's type) or allocated here. */
-cuarr_status cuarr_red_kernel_call(cuarr_context *ctx, cuarr_red_kernel *k, int device,
-                                   const cuarr_ew_arg *in, uint64_t axes, bool keepdims,
+cuarr_status cuarr_reduction_kernel_call(cuarr_context *ctx, cuarr_reduction_kernel *k, int device,
+                                   const cuarr_operand *in, uint64_t axes, bool keepdims,
                                    cuarr_dtype weak_float_dtype, cuarr_array *out);
 
 /* ---------------------------------------------------------------- diagnostics */

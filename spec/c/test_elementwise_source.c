@@ -335,29 +335,29 @@ static void test_user_features(void) {
 
 /* ---------------------------------------------------------------- ElementwiseKernel */
 
-static cuarr_status make(const char *in, const char *out, const char *name, cuarr_ew_kernel **k) {
-  return cuarr_ew_kernel_new(in, out, "y = x", name, NULL, k);
+static cuarr_status make(const char *in, const char *out, const char *name, cuarr_elementwise_kernel **k) {
+  return cuarr_elementwise_kernel_new(in, out, "y = x", name, NULL, k);
 }
 
 static void test_parse(void) {
-  cuarr_ew_kernel *k = NULL;
-  CHECK(cuarr_ew_kernel_new("float32 x, T y, raw T z", "T w", "w = x", "k", NULL, &k) == CUARR_OK &&
-            cuarr_ew_kernel_nin(k) == 3 && cuarr_ew_kernel_nout(k) == 1,
+  cuarr_elementwise_kernel *k = NULL;
+  CHECK(cuarr_elementwise_kernel_new("float32 x, T y, raw T z", "T w", "w = x", "k", NULL, &k) == CUARR_OK &&
+            cuarr_elementwise_kernel_nin(k) == 3 && cuarr_elementwise_kernel_nout(k) == 1,
         "\"float32 x, T y, raw T z\" -> \"T w\": 3 inputs, 1 output");
-  cuarr_ew_kernel_free(k);
+  cuarr_elementwise_kernel_free(k);
   k = NULL;
-  CHECK(make("", "  raw  uint8   y ", "k", &k) == CUARR_OK && cuarr_ew_kernel_nin(k) == 0 &&
-            cuarr_ew_kernel_nout(k) == 1,
+  CHECK(make("", "  raw  uint8   y ", "k", &k) == CUARR_OK && cuarr_elementwise_kernel_nin(k) == 0 &&
+            cuarr_elementwise_kernel_nout(k) == 1,
         "no inputs, spaces around a raw output");
-  cuarr_ew_kernel_free(k);
+  cuarr_elementwise_kernel_free(k);
   k = NULL;
   CHECK(make("_non_const raw bool x", "U y", "k", &k) == CUARR_OK, "CuPy's _non_const keyword");
-  cuarr_ew_kernel_free(k);
-  cuarr_ew_kernel_options o = {
+  cuarr_elementwise_kernel_free(k);
+  cuarr_elementwise_kernel_options o = {
       .preamble = "", .options = (const char *[]){"-DX=1"}, .n_options = 1};
   k = NULL;
-  CHECK(cuarr_ew_kernel_new("T x", "T y", "y = x", "k", &o, &k) == CUARR_OK, "options are kept");
-  cuarr_ew_kernel_free(k);
+  CHECK(cuarr_elementwise_kernel_new("T x", "T y", "y = x", "k", &o, &k) == CUARR_OK, "options are kept");
+  cuarr_elementwise_kernel_free(k);
 
   struct {
     const char *in, *out, *name, *why;
@@ -382,7 +382,7 @@ static void test_parse(void) {
     char what[160];
     snprintf(what, sizeof what, "ValueError for %s", bad[i].why);
     CHECK(s == CUARR_VALUE_ERROR && k == NULL, what);
-    cuarr_ew_kernel_free(k);
+    cuarr_elementwise_kernel_free(k);
   }
 }
 
@@ -403,53 +403,53 @@ static void test_call_errors(void) {
   cuarr_array f32 = fake(0, CUARR_FLOAT32, 1, s4), i8 = fake(0, CUARR_INT8, 1, s4),
               f64 = fake(0, CUARR_FLOAT64, 1, s4), f5 = fake(0, CUARR_FLOAT32, 1, s5),
               h = fake(CUARR_HOST, CUARR_FLOAT32, 1, s4), m = fake(0, CUARR_FLOAT32, 2, s23);
-  cuarr_ew_kernel *k = NULL;
-  cuarr_ew_kernel_new("float32 x, T y", "T z", "z = x + y", "k", NULL, &k);
+  cuarr_elementwise_kernel *k = NULL;
+  cuarr_elementwise_kernel_new("float32 x, T y", "T z", "z = x + y", "k", NULL, &k);
   cuarr_array out[2];
   memset(out, 0, sizeof out);
-  cuarr_ew_arg in[2] = {{.array = &f32}, {.array = &f32}};
-  CHECK(cuarr_ew_kernel_call(NULL, k, CUARR_HOST, in, out, -1, CUARR_FLOAT64) == CUARR_VALUE_ERROR,
+  cuarr_operand in[2] = {{.array = &f32}, {.array = &f32}};
+  CHECK(cuarr_elementwise_kernel_call(NULL, k, CUARR_HOST, in, out, -1, CUARR_FLOAT64) == CUARR_VALUE_ERROR,
         "a call on the host is a ValueError");
   in[1].array = &h;
-  CHECK(cuarr_ew_kernel_call(NULL, k, 0, in, out, -1, CUARR_FLOAT64) == CUARR_VALUE_ERROR &&
+  CHECK(cuarr_elementwise_kernel_call(NULL, k, 0, in, out, -1, CUARR_FLOAT64) == CUARR_VALUE_ERROR &&
             strstr(cuarr_last_error(), "runs on the device"),
         "a host array argument is a ValueError (\"ElementwiseKernel runs on the device\")");
   in[0].array = &f64;
   in[1].array = &f32;
-  CHECK(cuarr_ew_kernel_call(NULL, k, 0, in, out, -1, CUARR_FLOAT64) == CUARR_TYPE_ERROR,
+  CHECK(cuarr_elementwise_kernel_call(NULL, k, 0, in, out, -1, CUARR_FLOAT64) == CUARR_TYPE_ERROR,
         "a float64 array for a float32 parameter is a TypeError");
   in[0].array = &f32;
   out[0] = i8;
   in[1].array = &f32;
-  CHECK(cuarr_ew_kernel_call(NULL, k, 0, in, out, -1, CUARR_FLOAT64) == CUARR_TYPE_ERROR,
+  CHECK(cuarr_elementwise_kernel_call(NULL, k, 0, in, out, -1, CUARR_FLOAT64) == CUARR_TYPE_ERROR,
         "T bound to int8 by the output and float32 by an input is a TypeError");
   out[0] = f5;
-  CHECK(cuarr_ew_kernel_call(NULL, k, 0, in, out, -1, CUARR_FLOAT64) == CUARR_VALUE_ERROR,
+  CHECK(cuarr_elementwise_kernel_call(NULL, k, 0, in, out, -1, CUARR_FLOAT64) == CUARR_VALUE_ERROR,
         "an output of the wrong shape is a ValueError");
   out[0] = f32;
   in[1].array = &m;
-  CHECK(cuarr_ew_kernel_call(NULL, k, 0, in, out, -1, CUARR_FLOAT64) == CUARR_VALUE_ERROR,
+  CHECK(cuarr_elementwise_kernel_call(NULL, k, 0, in, out, -1, CUARR_FLOAT64) == CUARR_VALUE_ERROR,
         "inputs that do not broadcast are a ValueError");
   memset(out, 0, sizeof out);
   in[1].array = &f32;
-  CHECK(cuarr_ew_kernel_call(NULL, k, 0, in, out, 4, CUARR_FLOAT64) == CUARR_VALUE_ERROR,
+  CHECK(cuarr_elementwise_kernel_call(NULL, k, 0, in, out, 4, CUARR_FLOAT64) == CUARR_VALUE_ERROR,
         "size with non-raw arrays is a ValueError");
   in[1].array = NULL;
   in[1].scalar = (cuarr_scalar){.dtype = CUARR_INT64, .v.i = 1};
   in[1].weak = true;
   in[0] = in[1];
-  CHECK(cuarr_ew_kernel_call(NULL, k, 0, in, out, -1, CUARR_FLOAT64) == CUARR_VALUE_ERROR &&
+  CHECK(cuarr_elementwise_kernel_call(NULL, k, 0, in, out, -1, CUARR_FLOAT64) == CUARR_VALUE_ERROR &&
             strstr(cuarr_last_error(), "undecided"),
         "scalars only and no size: the loop size is undecided (ValueError)");
   CHECK(!out[0].buf, "a failed call leaves the outputs as they were");
-  cuarr_ew_kernel_free(k);
+  cuarr_elementwise_kernel_free(k);
 
   k = NULL;
-  cuarr_ew_kernel_new("raw T x", "U y", "y = x[i]", "k", NULL, &k);
+  cuarr_elementwise_kernel_new("raw T x", "U y", "y = x[i]", "k", NULL, &k);
   in[0].array = &f32;
-  CHECK(cuarr_ew_kernel_call(NULL, k, 0, in, out, 4, CUARR_FLOAT64) == CUARR_TYPE_ERROR,
+  CHECK(cuarr_elementwise_kernel_call(NULL, k, 0, in, out, 4, CUARR_FLOAT64) == CUARR_TYPE_ERROR,
         "an output placeholder nothing binds is a TypeError");
-  cuarr_ew_kernel_free(k);
+  cuarr_elementwise_kernel_free(k);
 
   /* The engine's own checks. */
   cuarr_ew_program p = {.name = "p", .operation = "out0 = in0"};

@@ -19,16 +19,16 @@ static cuarr_buffer dev1 = {
     .refs = 1, .ptr = (void *)(uintptr_t)0x20000000, .nbytes = 1ull << 40, .device = 1};
 static cuarr_buffer freed = {.refs = 1, .ptr = NULL, .nbytes = 1 << 20, .device = 0};
 
-static cuarr_ew_arg arr(const cuarr_array *a) { return (cuarr_ew_arg){.array = a}; }
-static cuarr_ew_arg weak_int(int64_t v) {
-  return (cuarr_ew_arg){.scalar = {.dtype = CUARR_INT64, .v.i = v}, .weak = true};
+static cuarr_operand arr(const cuarr_array *a) { return (cuarr_operand){.array = a}; }
+static cuarr_operand weak_int(int64_t v) {
+  return (cuarr_operand){.scalar = {.dtype = CUARR_INT64, .v.i = v}, .weak = true};
 }
-static cuarr_ew_arg weak_float(double v) {
-  return (cuarr_ew_arg){.scalar = {.dtype = CUARR_FLOAT64, .v.f = v}, .weak = true};
+static cuarr_operand weak_float(double v) {
+  return (cuarr_operand){.scalar = {.dtype = CUARR_FLOAT64, .v.f = v}, .weak = true};
 }
 
 /* Whether the short way takes u(in...) into out (a given output, or NULL to allocate one). */
-static bool taken(const char *ufunc, const cuarr_ew_arg *in, const cuarr_array *given) {
+static bool taken(const char *ufunc, const cuarr_operand *in, const cuarr_array *given) {
   cuarr_array out = given ? *given : (cuarr_array){0};
   cuarr_status s = CUARR_OK;
   bool took = cuarr_uf_flat_call(NULL, cuarr_ufunc_find(ufunc), 0, in, CUARR_FLOAT64, &out, &s);
@@ -43,7 +43,7 @@ int main(void) {
   cuarr_array b = array_of(&dev0, CUARR_FLOAT32, 1, n, 8192);
   cuarr_array c = array_of(&dev0, CUARR_FLOAT32, 1, n, 16384);
 
-  cuarr_ew_arg ab[2] = {arr(&a), arr(&b)};
+  cuarr_operand ab[2] = {arr(&a), arr(&b)};
   CHECK(taken("add", ab, NULL), "a + b, contiguous and of one shape: taken");
   CHECK(taken("add", ab, &c), "add(a, b, c): taken");
   CHECK(taken("add", ab, &a), "add(a, b, a), in place: taken");
@@ -51,7 +51,7 @@ int main(void) {
   cuarr_array shifted = array_of(&dev0, CUARR_FLOAT32, 1, n, 4); /* a, one element on */
   CHECK(!taken("add", ab, &shifted), "an output one element past an input: left");
   cuarr_array half = array_of(&dev0, CUARR_FLOAT32, 1, n, 2);
-  cuarr_ew_arg odd[2] = {arr(&half), arr(&b)};
+  cuarr_operand odd[2] = {arr(&half), arr(&b)};
   CHECK(!taken("add", odd, NULL), "data not aligned to the itemsize: left");
   cuarr_array f64 = array_of(&dev0, CUARR_FLOAT64, 1, n, 1 << 20);
   CHECK(taken("add", ab, &f64), "a float32 result into a float64 output: taken");
@@ -60,7 +60,7 @@ int main(void) {
 
   cuarr_array mat = array_of(&dev0, CUARR_FLOAT32, 2, m, 0);
   cuarr_array r = array_of(&dev0, CUARR_FLOAT32, 1, row, 1 << 20);
-  cuarr_ew_arg bcast[2] = {arr(&mat), arr(&r)};
+  cuarr_operand bcast[2] = {arr(&mat), arr(&r)};
   CHECK(!taken("add", bcast, NULL), "a row broadcast against a matrix: left");
   cuarr_array t = mat;
   t.shape[0] = m[1];
@@ -68,49 +68,49 @@ int main(void) {
   t.strides[0] = mat.strides[1];
   t.strides[1] = mat.strides[0];
   cuarr_array t2 = array_of(&dev0, CUARR_FLOAT32, 2, (int64_t[]){100, 10}, 1 << 20);
-  cuarr_ew_arg tr[2] = {arr(&t), arr(&t2)};
+  cuarr_operand tr[2] = {arr(&t), arr(&t2)};
   CHECK(!taken("add", tr, NULL), "a transposed view: left");
 
   cuarr_array gone = array_of(&freed, CUARR_FLOAT32, 1, n, 0);
-  cuarr_ew_arg with_gone[2] = {arr(&a), arr(&gone)};
+  cuarr_operand with_gone[2] = {arr(&a), arr(&gone)};
   CHECK(!taken("add", with_gone, NULL), "a freed input: left (ValueError)");
   cuarr_array other = array_of(&dev1, CUARR_FLOAT32, 1, n, 0);
-  cuarr_ew_arg with_other[2] = {arr(&a), arr(&other)};
+  cuarr_operand with_other[2] = {arr(&a), arr(&other)};
   CHECK(!taken("add", with_other, NULL), "an input on another device: left");
 
   cuarr_array empty = array_of(&dev0, CUARR_FLOAT32, 1, (int64_t[]){0}, 0);
-  cuarr_ew_arg e2[2] = {arr(&empty), arr(&empty)};
+  cuarr_operand e2[2] = {arr(&empty), arr(&empty)};
   CHECK(!taken("add", e2, NULL), "no elements: left");
   cuarr_array huge = array_of(&dev0, CUARR_INT8, 1, (int64_t[]){(int64_t)1 << 31}, 0);
-  cuarr_ew_arg h2[2] = {arr(&huge), arr(&huge)};
+  cuarr_operand h2[2] = {arr(&huge), arr(&huge)};
   CHECK(!taken("add", h2, NULL), "2^31 elements (64-bit indexing): left");
   cuarr_array zero_d = array_of(&dev0, CUARR_FLOAT32, 0, one, 0);
-  cuarr_ew_arg z2[2] = {arr(&zero_d), arr(&zero_d)};
+  cuarr_operand z2[2] = {arr(&zero_d), arr(&zero_d)};
   CHECK(taken("multiply", z2, NULL), "0-d arrays: taken");
 
   /* Lua numbers: their kind is remembered, their value read on every call. */
   cuarr_array u8 = array_of(&dev0, CUARR_UINT8, 1, n, 0);
-  cuarr_ew_arg u8_3[2] = {arr(&u8), weak_int(3)}, u8_300[2] = {arr(&u8), weak_int(300)};
-  cuarr_ew_arg u8_neg[2] = {arr(&u8), weak_int(-1)};
+  cuarr_operand u8_3[2] = {arr(&u8), weak_int(3)}, u8_300[2] = {arr(&u8), weak_int(300)};
+  cuarr_operand u8_neg[2] = {arr(&u8), weak_int(-1)};
   CHECK(taken("add", u8_3, NULL), "uint8 + 3: taken");
   CHECK(!taken("add", u8_300, NULL), "uint8 + 300 right after: left (ValueError)");
   CHECK(!taken("less", u8_300, NULL), "uint8 < 300: left (decided by the range)");
   CHECK(taken("less", u8_3, NULL), "uint8 < 3: taken");
   CHECK(!taken("greater_equal", u8_neg, NULL), "uint8 >= -1: left");
-  cuarr_ew_arg clip_in[3] = {arr(&u8), weak_int(1), weak_int(200)};
-  cuarr_ew_arg clip_out[3] = {arr(&u8), weak_int(-5), weak_int(999)};
+  cuarr_operand clip_in[3] = {arr(&u8), weak_int(1), weak_int(200)};
+  cuarr_operand clip_out[3] = {arr(&u8), weak_int(-5), weak_int(999)};
   CHECK(taken("clip", clip_in, NULL), "clip(uint8, 1, 200): taken");
   CHECK(!taken("clip", clip_out, NULL), "clip(uint8, -5, 999): left (clamped bounds)");
-  cuarr_ew_arg u8_half[2] = {arr(&u8), weak_float(2.5)};
+  cuarr_operand u8_half[2] = {arr(&u8), weak_float(2.5)};
   CHECK(taken("multiply", u8_half, NULL), "uint8 * 2.5: taken");
-  cuarr_ew_arg front[2] = {weak_int(2), arr(&a)};
+  cuarr_operand front[2] = {weak_int(2), arr(&a)};
   CHECK(taken("subtract", front, NULL), "2 - a, the number first: taken");
 
-  cuarr_ew_arg strong[2] = {arr(&a), {.scalar = {.dtype = CUARR_FLOAT64, .v.f = 1.0}}};
+  cuarr_operand strong[2] = {arr(&a), {.scalar = {.dtype = CUARR_FLOAT64, .v.f = 1.0}}};
   CHECK(!taken("add", strong, NULL), "a strong scalar: left");
-  cuarr_ew_arg bad[2] = {arr(&a), {.scalar = {.dtype = (cuarr_dtype)64}, .weak = true}};
+  cuarr_operand bad[2] = {arr(&a), {.scalar = {.dtype = (cuarr_dtype)64}, .weak = true}};
   CHECK(!taken("add", bad, NULL), "a scalar of no dtype: left");
-  cuarr_ew_arg numbers[2] = {weak_int(1), weak_int(2)};
+  cuarr_operand numbers[2] = {weak_int(1), weak_int(2)};
   CHECK(!taken("add", numbers, NULL), "numbers only: left");
   return ctest_done();
 }

@@ -1786,21 +1786,21 @@ static const struct value_case {
 
 static cuarr_context ctx; /* host work needs no stream */
 
-static cuarr_ew_arg arr(const cuarr_array *a) { return (cuarr_ew_arg){.array = a}; }
-static cuarr_ew_arg weak_int(int64_t v) {
-  return (cuarr_ew_arg){.scalar = {.dtype = CUARR_INT64, .v.i = v}, .weak = true};
+static cuarr_operand arr(const cuarr_array *a) { return (cuarr_operand){.array = a}; }
+static cuarr_operand weak_int(int64_t v) {
+  return (cuarr_operand){.scalar = {.dtype = CUARR_INT64, .v.i = v}, .weak = true};
 }
-static cuarr_ew_arg weak_float(double v) {
-  return (cuarr_ew_arg){.scalar = {.dtype = CUARR_FLOAT64, .v.f = v}, .weak = true};
+static cuarr_operand weak_float(double v) {
+  return (cuarr_operand){.scalar = {.dtype = CUARR_FLOAT64, .v.f = v}, .weak = true};
 }
-static cuarr_ew_arg weak_bool(bool v) {
-  return (cuarr_ew_arg){.scalar = {.dtype = CUARR_BOOL, .v.b = v}, .weak = true};
+static cuarr_operand weak_bool(bool v) {
+  return (cuarr_operand){.scalar = {.dtype = CUARR_BOOL, .v.b = v}, .weak = true};
 }
-static cuarr_ew_arg strong(cuarr_dtype d, double v) {
+static cuarr_operand strong(cuarr_dtype d, double v) {
   cuarr_scalar s = {.dtype = CUARR_FLOAT64, .v.f = v};
   uint64_t bits = 0;
   cuarr_scalar_store(s, d, &bits);
-  return (cuarr_ew_arg){.scalar = cuarr_scalar_load(&bits, d)};
+  return (cuarr_operand){.scalar = cuarr_scalar_load(&bits, d)};
 }
 
 /* One token of a value list as a scalar of dtype d. */
@@ -1882,15 +1882,15 @@ static cuarr_scalar elem_scalar(const cuarr_array *a, int64_t k) {
 static const cuarr_ufunc *uf(const char *name) { return cuarr_ufunc_find(name); }
 
 /* out = u(args...) on the host with the default float dtype float64. */
-static cuarr_status call(const char *name, cuarr_array *out, cuarr_ew_arg a0, cuarr_ew_arg a1,
-                         cuarr_ew_arg a2) {
-  cuarr_ew_arg in[3] = {a0, a1, a2};
+static cuarr_status call(const char *name, cuarr_array *out, cuarr_operand a0, cuarr_operand a1,
+                         cuarr_operand a2) {
+  cuarr_operand in[3] = {a0, a1, a2};
   return cuarr_ufunc_call(&ctx, uf(name), CUARR_HOST, in, CUARR_FLOAT64, out);
 }
 
-static cuarr_dtype resolve_out(const char *name, cuarr_ew_arg a0, cuarr_ew_arg a1,
+static cuarr_dtype resolve_out(const char *name, cuarr_operand a0, cuarr_operand a1,
                                cuarr_dtype weak_float, cuarr_status *st) {
-  cuarr_ew_arg in[3] = {a0, a1, a1};
+  cuarr_operand in[3] = {a0, a1, a1};
   cuarr_dtype compute = CUARR_NDTYPES, out = CUARR_NDTYPES;
   *st = cuarr_ufunc_resolve(uf(name), in, weak_float, &compute, &out);
   return out;
@@ -2002,7 +2002,7 @@ static void test_resolution_tables(void) {
     for (int k = 0; k < n; k++) {
       cuarr_array a = typed(n == 12 ? (cuarr_dtype)k : (cuarr_dtype)(k / 12));
       cuarr_array b = typed((cuarr_dtype)(k % 12));
-      cuarr_ew_arg in[3] = {arr(&a), arr(&b), arr(&b)};
+      cuarr_operand in[3] = {arr(&a), arr(&b), arr(&b)};
       cuarr_dtype compute = CUARR_NDTYPES, out = CUARR_NDTYPES;
       cuarr_status s = cuarr_ufunc_resolve(u, in, CUARR_FLOAT64, &compute, &out);
       bool ok = e->out[k] == 'x' ? s == CUARR_TYPE_ERROR
@@ -2018,7 +2018,7 @@ static void test_resolution_tables(void) {
     for (int k = 0; e->weak_int_out && k < 12; k++) {
       cuarr_array a = typed((cuarr_dtype)k);
       for (int w = 0; w < 2; w++) {
-        cuarr_ew_arg in[3] = {arr(&a), w ? weak_float(0.5) : weak_int(1), weak_int(1)};
+        cuarr_operand in[3] = {arr(&a), w ? weak_float(0.5) : weak_int(1), weak_int(1)};
         cuarr_dtype compute = CUARR_NDTYPES, out = CUARR_NDTYPES;
         cuarr_status s = cuarr_ufunc_resolve(u, in, CUARR_FLOAT64, &compute, &out);
         char want_out = (w ? e->weak_float_out : e->weak_int_out)[k];
@@ -2103,23 +2103,23 @@ static void test_weak_scalars(void) {
   CHECK(resolve_out("subtract", arr(&b), weak_int(1), CUARR_FLOAT64, &s) == CUARR_INT64,
         "bool - 1 is int64");
   cuarr_dtype compute, out;
-  cuarr_ew_arg in3[3] = {arr(&b), arr(&i8), arr(&u8)};
+  cuarr_operand in3[3] = {arr(&b), arr(&i8), arr(&u8)};
   CHECK(cuarr_ufunc_resolve(uf("where"), in3, CUARR_FLOAT64, &compute, &out) == CUARR_OK &&
             compute == CUARR_INT16 && out == CUARR_INT16,
         "where(bool, int8, uint8) -> int16");
-  cuarr_ew_arg in4[3] = {arr(&f32), arr(&i8), arr(&u8)};
+  cuarr_operand in4[3] = {arr(&f32), arr(&i8), arr(&u8)};
   CHECK(cuarr_ufunc_resolve(uf("where"), in4, CUARR_FLOAT64, &compute, &out) == CUARR_OK &&
             out == CUARR_INT16,
         "where's condition may be any dtype");
-  cuarr_ew_arg in5[3] = {arr(&i8), weak_int(0), weak_float(1.5)};
+  cuarr_operand in5[3] = {arr(&i8), weak_int(0), weak_float(1.5)};
   CHECK(cuarr_ufunc_resolve(uf("clip"), in5, CUARR_FLOAT64, &compute, &out) == CUARR_OK &&
             out == CUARR_FLOAT64,
         "clip(int8, 0, 1.5) -> float64");
-  cuarr_ew_arg in6[3] = {arr(&i8), strong(CUARR_INT16, 0), weak_int(5)};
+  cuarr_operand in6[3] = {arr(&i8), strong(CUARR_INT16, 0), weak_int(5)};
   CHECK(cuarr_ufunc_resolve(uf("clip"), in6, CUARR_FLOAT64, &compute, &out) == CUARR_OK &&
             out == CUARR_INT16,
         "clip(int8, int16 scalar, 5) -> int16");
-  cuarr_ew_arg in7[3] = {arr(&i64), arr(&u64), arr(&u64)};
+  cuarr_operand in7[3] = {arr(&i64), arr(&u64), arr(&u64)};
   CHECK(cuarr_ufunc_resolve(uf("less"), in7, CUARR_FLOAT64, &compute, &out) == CUARR_OK &&
             compute == CUARR_INT64 && out == CUARR_BOOL,
         "int64 < uint64 compares by value (NumPy 2's mixed loop)");
@@ -2169,7 +2169,7 @@ static void test_values(void) {
     }
     const char *lists[3] = {vc->in0, vc->in1, vc->in2};
     cuarr_array in[3] = {{0}};
-    cuarr_ew_arg args[3];
+    cuarr_operand args[3];
     int nin = cuarr_ufunc_nin(u);
     for (int i = 0; i < nin; i++) {
       bool cond = i == 0 && strcmp(vc->name, "where") == 0;
@@ -2597,7 +2597,7 @@ static void test_errors(void) {
   cuarr_array_release(&b);
   CHECK(call("invert", &out, arr(&a), arr(&a), arr(&a)) == CUARR_TYPE_ERROR && out.buf == NULL,
         "invert of float32 is a TypeError");
-  cuarr_ew_arg in[3] = {arr(&a), arr(&a), arr(&a)};
+  cuarr_operand in[3] = {arr(&a), arr(&a), arr(&a)};
   CHECK(cuarr_ufunc_call(&ctx, NULL, CUARR_HOST, in, CUARR_FLOAT64, &out) == CUARR_VALUE_ERROR,
         "no ufunc is a ValueError");
   CHECK(cuarr_ufunc_call(&ctx, uf("add"), CUARR_HOST, in, CUARR_INT32, &out) == CUARR_VALUE_ERROR,

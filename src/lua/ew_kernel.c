@@ -57,7 +57,7 @@ static int l_elementwise_kernel(lua_State *L) {
   const char *operation = check_string(L, 3, "operation");
   const char *name = "kernel";
   int opts = kernel_name_and_opts(L, 4, &name);
-  cuarr_ew_kernel_options o = {0};
+  cuarr_elementwise_kernel_options o = {0};
   const char *options[CUARR_LUA_MAX_OPTIONS];
   if (opts) {
     o.preamble = opt_string_field(L, opts, "preamble");
@@ -67,12 +67,12 @@ static int l_elementwise_kernel(lua_State *L) {
     o.options = options;
   }
   lkernel *k = new_kernel_object(L, CUARR_EWKERNEL_MT);
-  LTRY(L, cuarr_ew_kernel_new(in_params, out_params, operation, name, &o, &k->ew));
+  LTRY(L, cuarr_elementwise_kernel_new(in_params, out_params, operation, name, &o, &k->ew));
   return 1;
 }
 
 static int kernel_gc(lua_State *L) {
-  cuarr_ew_kernel_free(close_kernel_object(L, CUARR_EWKERNEL_MT).ew);
+  cuarr_elementwise_kernel_free(close_kernel_object(L, CUARR_EWKERNEL_MT).ew);
   return 0;
 }
 
@@ -80,7 +80,7 @@ static int kernel_gc(lua_State *L) {
 static int kernel_call(lua_State *L) {
   lstate *S = STATE(L);
   lkernel *k = check_kernel(L, 1);
-  int nin = cuarr_ew_kernel_nin(k->ew), nout = cuarr_ew_kernel_nout(k->ew);
+  int nin = cuarr_elementwise_kernel_nin(k->ew), nout = cuarr_elementwise_kernel_nout(k->ew);
   int nargs = lua_gettop(L) - 1;
   int64_t size = -1;
   if (nargs > 0 && lua_istable(L, nargs + 1) && !to_array(L, nargs + 1)) {
@@ -97,7 +97,7 @@ static int kernel_call(lua_State *L) {
                            "arguments",
                            nin, nout, nargs);
   int device = lstate_device(L, S);
-  cuarr_ew_arg in[64];
+  cuarr_operand in[64];
   if (nin > 64) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most 64 inputs");
   for (int j = 0; j < nin; j++) {
     read_kernel_input(L, S, j, &in[j]);
@@ -121,7 +121,7 @@ static int kernel_call(lua_State *L) {
       memset(&outs[j], 0, sizeof outs[j]);
     }
   }
-  LTRY(L, cuarr_ew_kernel_call(lstate_context(S, device), k->ew, device, in, outs, size,
+  LTRY(L, cuarr_elementwise_kernel_call(lstate_context(S, device), k->ew, device, in, outs, size,
                                S->default_float));
   if (nargs != nin + nout) { /* move the new arrays into their userdata */
     for (int j = 0; j < nout; j++) {
@@ -135,15 +135,15 @@ static int kernel_call(lua_State *L) {
 
 static int kernel_index(lua_State *L) {
   lkernel *k = check_kernel(L, 1);
-  return kernel_field(L, CUARR_EWKERNEL_MT, cuarr_ew_kernel_nin(k->ew),
-                      cuarr_ew_kernel_nout(k->ew));
+  return kernel_field(L, CUARR_EWKERNEL_MT, cuarr_elementwise_kernel_nin(k->ew),
+                      cuarr_elementwise_kernel_nout(k->ew));
 }
 
 void cuarr_lua_open_ew_kernels(lua_State *L, int state_idx) {
   open_kernel_metatable(L, state_idx, CUARR_EWKERNEL_MT, kernel_call, kernel_gc, kernel_index);
 }
 
-const luaL_Reg cuarr_ew_kernel_functions[] = {
+const luaL_Reg cuarr_elementwise_kernel_functions[] = {
     {"ElementwiseKernel", l_elementwise_kernel},
     {NULL, NULL},
 };

@@ -63,8 +63,8 @@ int luaopen_cuarr_core(lua_State *L) {
   set_funcs(L, state_idx, cuarr_pool_functions);
   set_funcs(L, state_idx, cuarr_transfer_functions);
   set_funcs(L, state_idx, cuarr_shape_methods);
-  set_funcs(L, state_idx, cuarr_ew_kernel_functions);
-  set_funcs(L, state_idx, cuarr_red_kernel_functions);
+  set_funcs(L, state_idx, cuarr_elementwise_kernel_functions);
+  set_funcs(L, state_idx, cuarr_reduction_kernel_functions);
   set_creations(L, state_idx, false);
   cuarr_lua_set_ufuncs(L, state_idx, false);
   cuarr_lua_set_reductions(L, state_idx);

@@ -32,7 +32,7 @@ static int l_reduction_kernel(lua_State *L) {
                            luaL_typename(L, 6));
   const char *name = "reduce_kernel";
   int opts = kernel_name_and_opts(L, 7, &name);
-  cuarr_red_kernel_options o = {0};
+  cuarr_reduction_kernel_options o = {0};
   const char *options[CUARR_LUA_MAX_OPTIONS];
   if (opts) {
     o.reduce_type = opt_string_field(L, opts, "reduce_type");
@@ -41,13 +41,13 @@ static int l_reduction_kernel(lua_State *L) {
     o.options = options;
   }
   lkernel *k = new_kernel_object(L, CUARR_REDKERNEL_MT);
-  LTRY(L, cuarr_red_kernel_new(in_params, out_params, map_expr, reduce_expr, post_expr, identity,
+  LTRY(L, cuarr_reduction_kernel_new(in_params, out_params, map_expr, reduce_expr, post_expr, identity,
                                name, &o, &k->red));
   return 1;
 }
 
 static int kernel_gc(lua_State *L) {
-  cuarr_red_kernel_free(close_kernel_object(L, CUARR_REDKERNEL_MT).red);
+  cuarr_reduction_kernel_free(close_kernel_object(L, CUARR_REDKERNEL_MT).red);
   return 0;
 }
 
@@ -71,7 +71,7 @@ static uint64_t axis_bit(lua_State *L, int idx, int ndim) {
 static int kernel_call(lua_State *L) {
   lstate *S = STATE(L);
   lkernel *k = check_kernel(L, 1);
-  int nin = cuarr_red_kernel_nin(k->red);
+  int nin = cuarr_reduction_kernel_nin(k->red);
   int nargs = lua_gettop(L) - 1, opts = 0;
   if (nargs > 0 && lua_istable(L, nargs + 1) && !to_array(L, nargs + 1))
     opts = nargs-- + 1;
@@ -79,7 +79,7 @@ static int kernel_call(lua_State *L) {
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "the kernel takes %d inputs, got %d arguments",
                            nin, nargs);
   int device = lstate_device(L, S);
-  cuarr_ew_arg in[64];
+  cuarr_operand in[64];
   if (nin > 64)
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most 64 inputs");
   int ndim = 0;
@@ -124,7 +124,7 @@ static int kernel_call(lua_State *L) {
   } else {
     out = push_array(L, 0);
   }
-  LTRY(L, cuarr_red_kernel_call(lstate_context(S, device), k->red, device, in, axes, keepdims,
+  LTRY(L, cuarr_reduction_kernel_call(lstate_context(S, device), k->red, device, in, axes, keepdims,
                                 S->default_float, out));
   if (!out_idx)
     lstate_account(L, S, out->buf->nbytes);
@@ -132,14 +132,14 @@ static int kernel_call(lua_State *L) {
 }
 
 static int kernel_index(lua_State *L) {
-  return kernel_field(L, CUARR_REDKERNEL_MT, cuarr_red_kernel_nin(check_kernel(L, 1)->red), 1);
+  return kernel_field(L, CUARR_REDKERNEL_MT, cuarr_reduction_kernel_nin(check_kernel(L, 1)->red), 1);
 }
 
 void cuarr_lua_open_red_kernels(lua_State *L, int state_idx) {
   open_kernel_metatable(L, state_idx, CUARR_REDKERNEL_MT, kernel_call, kernel_gc, kernel_index);
 }
 
-const luaL_Reg cuarr_red_kernel_functions[] = {
+const luaL_Reg cuarr_reduction_kernel_functions[] = {
     {"ReductionKernel", l_reduction_kernel},
     {NULL, NULL},
 };

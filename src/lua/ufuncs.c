@@ -18,7 +18,7 @@
 #define UP_METAMETHOD lua_upvalueindex(4)
 
 /* Read argument idx as an operand; returns the array's device, or `none` for a scalar. */
-static int read_operand(lua_State *L, const lstate *S, int idx, cuarr_ew_arg *arg, int none,
+static int read_operand(lua_State *L, const lstate *S, int idx, cuarr_operand *arg, int none,
                         const char *ufunc) {
   cuarr_array *a = to_array_in(L, S, idx);
   if (a) {
@@ -49,7 +49,7 @@ static int ufunc_call(lua_State *L) {
   bool metamethod = lua_toboolean(L, UP_METAMETHOD);
   int nin = cuarr_ufunc_nin(u);
   enum { NO_DEVICE = -2 };
-  cuarr_ew_arg in[4];
+  cuarr_operand in[4];
   int device = NO_DEVICE;
   for (int k = 0; k < nin; k++) {
     int d = read_operand(L, S, k + 1, &in[k], NO_DEVICE, name);

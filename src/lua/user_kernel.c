@@ -62,7 +62,7 @@ int kernel_name_and_opts(lua_State *L, int idx, const char **name) {
   return opts;
 }
 
-void read_kernel_input(lua_State *L, lstate *S, int j, cuarr_ew_arg *in) {
+void read_kernel_input(lua_State *L, lstate *S, int j, cuarr_operand *in) {
   int idx = j + 2;
   cuarr_array *a = to_array(L, idx);
   if (a) {

@@ -10,8 +10,8 @@
 
 typedef struct lkernel {
   union { /* the core's kernel; NULL until made, and once closed */
-    cuarr_ew_kernel *ew;
-    cuarr_red_kernel *red;
+    cuarr_elementwise_kernel *ew;
+    cuarr_reduction_kernel *red;
     void *any;
   };
 } lkernel;
@@ -27,7 +27,7 @@ lkernel close_kernel_object(lua_State *L, const char *mt);
 int kernel_name_and_opts(lua_State *L, int idx, const char **name);
 /* Input j of a call k(...) (argument j + 2) into *in: an array on the current device, or a
  * number. */
-void read_kernel_input(lua_State *L, lstate *S, int j, cuarr_ew_arg *in);
+void read_kernel_input(lua_State *L, lstate *S, int j, cuarr_operand *in);
 /* __index: the fields nin and nout (key at 2). */
 int kernel_field(lua_State *L, const char *mt, int nin, int nout);
 /* The metatable mt, its functions with the state at state_idx as upvalue; __close is gc. */

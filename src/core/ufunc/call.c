@@ -46,7 +46,7 @@ static cuarr_status check_array(const cuarr_ufunc *u, const cuarr_array *a, int 
 
 /* ---- broadcasting */
 
-static cuarr_status broadcast_error(const cuarr_ufunc *u, const cuarr_ew_arg *in) {
+static cuarr_status broadcast_error(const cuarr_ufunc *u, const cuarr_operand *in) {
   char msg[3 * (CUARR_SHAPE_STR_SIZE + 1)] = "", shape[CUARR_SHAPE_STR_SIZE];
   for (int i = 0; i < u->nin; i++) {
     const cuarr_array *a = in[i].array;
@@ -59,7 +59,7 @@ static cuarr_status broadcast_error(const cuarr_ufunc *u, const cuarr_ew_arg *in
 }
 
 /* The inputs' common shape (NumPy rules; scalars have shape ()). */
-static cuarr_status broadcast_shape(const cuarr_ufunc *u, const cuarr_ew_arg *in, int *ndim,
+static cuarr_status broadcast_shape(const cuarr_ufunc *u, const cuarr_operand *in, int *ndim,
                                     int64_t *shape) {
   int nd = 0;
   for (int i = 0; i < u->nin; i++) {
@@ -126,7 +126,7 @@ static bool same_elements(const cuarr_array *o, const cuarr_array *a, const int6
 
 /* Inputs that overlap the output in another layout are read from a copy made first. */
 static cuarr_status stage_overlaps(cuarr_context *ctx, const cuarr_ufunc *u, int device,
-                                   CUstream stream, const cuarr_array *res, cuarr_ew_arg *args,
+                                   CUstream stream, const cuarr_array *res, cuarr_operand *args,
                                    cuarr_array *tmps) {
   int64_t astr[CUARR_MAXDIM];
   for (int i = 0; i < u->nin; i++) {
@@ -146,7 +146,7 @@ static cuarr_status stage_overlaps(cuarr_context *ctx, const cuarr_ufunc *u, int
 
 /* ---- running */
 
-static void run_host(const cuarr_uf_resolved *r, int nin, const cuarr_ew_arg *args,
+static void run_host(const cuarr_uf_resolved *r, int nin, const cuarr_operand *args,
                      const cuarr_array *res) {
   int64_t strides[3][CUARR_MAXDIM] = {{0}};
   uint64_t scalars[3];
@@ -165,7 +165,7 @@ static void run_host(const cuarr_uf_resolved *r, int nin, const cuarr_ew_arg *ar
   cuarr_uf_host_run(r, nin, ops, res->ndim, res->shape);
 }
 
-void cuarr_uf_device_operands(const cuarr_uf_resolved *r, int nin, const cuarr_ew_arg *args,
+void cuarr_uf_device_operands(const cuarr_uf_resolved *r, int nin, const cuarr_operand *args,
                               const cuarr_array *res, cuarr_ew_operand *ops) {
   static const char *const names[3] = {"in0", "in1", "in2"};
   for (int i = 0; i < nin; i++) {
@@ -176,14 +176,14 @@ void cuarr_uf_device_operands(const cuarr_uf_resolved *r, int nin, const cuarr_e
 }
 
 static cuarr_status run_device(cuarr_context *ctx, int device, const cuarr_uf_resolved *r, int nin,
-                               const cuarr_ew_arg *args, const cuarr_array *res) {
+                               const cuarr_operand *args, const cuarr_array *res) {
   cuarr_ew_operand ops[4];
   cuarr_uf_device_operands(r, nin, args, res, ops);
   return cuarr_ew_launch(ctx, device, r->device, nin + 1, ops, -1);
 }
 
 cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
-                              const cuarr_ew_arg *in, cuarr_dtype weak_float_dtype,
+                              const cuarr_operand *in, cuarr_dtype weak_float_dtype,
                               cuarr_array *out) {
   if (!u || !in || !out)
     return cuarr_fail(CUARR_VALUE_ERROR, "cuarr_ufunc_call: no ufunc, inputs or output");
@@ -224,7 +224,7 @@ cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int devi
 
   cuarr_status s = CUARR_OK;
   if (cuarr_array_size(&res) > 0) {
-    cuarr_ew_arg args[3];
+    cuarr_operand args[3];
     cuarr_array tmps[3] = {{0}};
     for (int i = 0; i < nin; i++)
       args[i] = in[i];

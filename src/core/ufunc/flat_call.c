@@ -75,9 +75,9 @@ static bool clashes(const cuarr_array *out, int64_t osize, const cuarr_array *in
 
 /* A Lua integer that its loop's integer dtype cannot hold changes the call (an error, or a
  * comparison decided by the range): not for this path. */
-static bool scalars_fit(const cuarr_uf_resolved *r, int nin, const cuarr_ew_arg *in) {
+static bool scalars_fit(const cuarr_uf_resolved *r, int nin, const cuarr_operand *in) {
   for (int i = 0; i < nin; i++) {
-    const cuarr_ew_arg *a = &in[i];
+    const cuarr_operand *a = &in[i];
     if (!a->array && cuarr_dtype_is_integer(a->scalar.dtype) && cuarr_dtype_is_integer(r->in[i]) &&
         cuarr_uf_int_side(a->scalar, r->in[i]) != 0)
       return false;
@@ -92,7 +92,7 @@ static bool same_key(const memo *a, const memo *b) {
 
 /* The remembered decisions for this call, made on a miss; NULL when the call has no flat
  * loop to take (the general path then resolves again and reports). */
-static memo *memo_for(memo *table, const cuarr_ufunc *u, int device, const cuarr_ew_arg *in,
+static memo *memo_for(memo *table, const cuarr_ufunc *u, int device, const cuarr_operand *in,
                       cuarr_dtype weak_float, const cuarr_array *given) {
   const int nin = u->nin;
   uint8_t key_in[3] = {0, 0, 0};
@@ -132,7 +132,7 @@ static memo *memo_for(memo *table, const cuarr_ufunc *u, int device, const cuarr
 }
 
 bool cuarr_uf_flat_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
-                        const cuarr_ew_arg *in, cuarr_dtype weak_float_dtype, cuarr_array *out,
+                        const cuarr_operand *in, cuarr_dtype weak_float_dtype, cuarr_array *out,
                         cuarr_status *status) {
   const int nin = u->nin;
   const cuarr_array *first = NULL;

@@ -32,14 +32,14 @@ static const cuarr_dtype search_order[CUARR_NDTYPES] = {
 
 static bool valid(cuarr_dtype d) { return (unsigned)d < CUARR_NDTYPES; }
 
-static cuarr_dtype dtype_of(const cuarr_ew_arg *a) {
+static cuarr_dtype dtype_of(const cuarr_operand *a) {
   return a->array ? a->array->dtype : a->scalar.dtype;
 }
-static bool is_weak(const cuarr_ew_arg *a) { return !a->array && a->weak; }
+static bool is_weak(const cuarr_operand *a) { return !a->array && a->weak; }
 
 /* ---- step 1 */
 
-static cuarr_status input_dtypes(const cuarr_ufunc *u, const cuarr_ew_arg *in,
+static cuarr_status input_dtypes(const cuarr_ufunc *u, const cuarr_operand *in,
                                  cuarr_dtype weak_float, cuarr_dtype *eff) {
   int first = u->flags & CUARR_UF_WHERE ? 1 : 0;
   bool any_strong = false, any_weak = false;
@@ -95,7 +95,7 @@ static bool all_cast_to(const cuarr_dtype *eff, int first, int nin, cuarr_dtype 
 }
 
 /* The inputs' dtypes for a message: the arrays' own, and what the weak scalars became. */
-static cuarr_status no_loop(const cuarr_ufunc *u, const cuarr_ew_arg *in, cuarr_dtype weak_float) {
+static cuarr_status no_loop(const cuarr_ufunc *u, const cuarr_operand *in, cuarr_dtype weak_float) {
   cuarr_dtype eff[3];
   input_dtypes(u, in, weak_float, eff);
   for (int i = 0; i < u->nin; i++) {
@@ -125,7 +125,7 @@ static cuarr_status bool_refused(const cuarr_ufunc *u) {
 }
 
 /* Sets r->in, r->out and the loop functions. */
-static cuarr_status choose_loop(const cuarr_ufunc *u, const cuarr_ew_arg *in,
+static cuarr_status choose_loop(const cuarr_ufunc *u, const cuarr_operand *in,
                                 cuarr_dtype weak_float, const cuarr_dtype *eff,
                                 cuarr_uf_resolved *r) {
   const int nin = u->nin, first = u->flags & CUARR_UF_WHERE ? 1 : 0;
@@ -284,7 +284,7 @@ typedef struct memo_entry {
 } memo_entry;
 static _Thread_local memo_entry memo[MEMO_SLOTS];
 
-static cuarr_status choose_loop_memo(const cuarr_ufunc *u, const cuarr_ew_arg *in,
+static cuarr_status choose_loop_memo(const cuarr_ufunc *u, const cuarr_operand *in,
                                      cuarr_dtype weak_float, const cuarr_dtype *eff,
                                      cuarr_uf_resolved *r) {
   uint8_t e[3] = {0, 0, 0};
@@ -303,7 +303,7 @@ static cuarr_status choose_loop_memo(const cuarr_ufunc *u, const cuarr_ew_arg *i
   return CUARR_OK;
 }
 
-cuarr_status cuarr_uf_resolve(const cuarr_ufunc *u, const cuarr_ew_arg *in,
+cuarr_status cuarr_uf_resolve(const cuarr_ufunc *u, const cuarr_operand *in,
                               cuarr_dtype weak_float_dtype, cuarr_uf_resolved *r) {
   if (!valid(weak_float_dtype) || !cuarr_dtype_is_float(weak_float_dtype))
     return cuarr_fail(CUARR_VALUE_ERROR, "the default float dtype must be a float dtype, not %s",
@@ -331,7 +331,7 @@ cuarr_status cuarr_uf_resolve(const cuarr_ufunc *u, const cuarr_ew_arg *in,
   return CUARR_OK;
 }
 
-cuarr_status cuarr_ufunc_resolve(const cuarr_ufunc *u, const cuarr_ew_arg *in,
+cuarr_status cuarr_ufunc_resolve(const cuarr_ufunc *u, const cuarr_operand *in,
                                  cuarr_dtype weak_float_dtype, cuarr_dtype *compute,
                                  cuarr_dtype *out_dtype) {
   if (!u || !in)

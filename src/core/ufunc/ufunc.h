@@ -188,7 +188,7 @@ typedef struct cuarr_uf_resolved {
   cuarr_ew_program *device;
 } cuarr_uf_resolved;
 
-cuarr_status cuarr_uf_resolve(const cuarr_ufunc *u, const cuarr_ew_arg *in,
+cuarr_status cuarr_uf_resolve(const cuarr_ufunc *u, const cuarr_operand *in,
                               cuarr_dtype weak_float_dtype, cuarr_uf_resolved *r);
 /* An integer scalar against an integer dtype's range: -1 below it, +1 above, 0 inside. */
 int cuarr_uf_int_side(cuarr_scalar s, cuarr_dtype d);
@@ -196,7 +196,7 @@ int cuarr_uf_int_side(cuarr_scalar s, cuarr_dtype d);
 /* ---- call.c */
 /* The device kernel's operands for a resolved call: in0, in1, in2 (arrays or the converted
  * scalars), then out0 = res. */
-void cuarr_uf_device_operands(const cuarr_uf_resolved *r, int nin, const cuarr_ew_arg *args,
+void cuarr_uf_device_operands(const cuarr_uf_resolved *r, int nin, const cuarr_operand *args,
                               const cuarr_array *res, cuarr_ew_operand *ops);
 
 /* ---- flat_call.c */
@@ -205,7 +205,7 @@ void cuarr_uf_device_operands(const cuarr_uf_resolved *r, int nin, const cuarr_e
  * such a call, nothing done (the general path takes it); true: done, with the call's status in
  * *status. */
 bool cuarr_uf_flat_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
-                        const cuarr_ew_arg *in, cuarr_dtype weak_float_dtype, cuarr_array *out,
+                        const cuarr_operand *in, cuarr_dtype weak_float_dtype, cuarr_array *out,
                         cuarr_status *status);
 
 /* ---- host_loop.c */

@@ -1,7 +1,7 @@
 /*
  * elementwise_kernel.c -- user elementwise kernels with CuPy's semantics (cuarr.h):
  *
- *   cuarr_ew_kernel_new("float32 x, T y, raw T z", "T w", "w = x + y + z[i]", "k", ...)
+ *   cuarr_elementwise_kernel_new("float32 x, T y, raw T z", "T w", "w = x + y + z[i]", "k", ...)
  *
  * Parameters are `[raw] type name`: the type is a dtype name (float32, ...) or a one-letter
  * placeholder (T), as CuPy's ParameterInfo reads them (CuPy takes no C aliases: "float" is an
@@ -24,7 +24,7 @@
 #include "elementwise/elementwise.h"
 #include "user/kernel_params.h"
 
-struct cuarr_ew_kernel {
+struct cuarr_elementwise_kernel {
   int nin, nout;
   cuarr_kparam *params; /* nin inputs, then nout outputs */
   char *name, *operation, *preamble, *loop_prep, *after_loop;
@@ -35,7 +35,7 @@ struct cuarr_ew_kernel {
 
 /* ---------------------------------------------------------------- parsing */
 
-void cuarr_ew_kernel_free(cuarr_ew_kernel *k) {
+void cuarr_elementwise_kernel_free(cuarr_elementwise_kernel *k) {
   if (!k)
     return;
   cuarr_ew_program_release(&k->program);
@@ -49,22 +49,22 @@ void cuarr_ew_kernel_free(cuarr_ew_kernel *k) {
   free(k);
 }
 
-cuarr_status cuarr_ew_kernel_new(const char *in_params, const char *out_params,
+cuarr_status cuarr_elementwise_kernel_new(const char *in_params, const char *out_params,
                                  const char *operation, const char *name,
-                                 const cuarr_ew_kernel_options *opts, cuarr_ew_kernel **out) {
+                                 const cuarr_elementwise_kernel_options *opts, cuarr_elementwise_kernel **out) {
   *out = NULL;
   if (!in_params || !out_params || !operation)
     return cuarr_fail(CUARR_VALUE_ERROR, "a kernel needs in_params, out_params and operation");
   CUARR_TRY(cuarr_kp_check_name_options(&name, "kernel" /* CuPy's default */,
                                         opts ? opts->options : NULL, opts ? opts->n_options : 0));
-  cuarr_ew_kernel *k = calloc(1, sizeof *k);
+  cuarr_elementwise_kernel *k = calloc(1, sizeof *k);
   if (!k)
     return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel");
   int count = 0;
   cuarr_status s = cuarr_kp_parse_signature(in_params, out_params, &k->params, &k->nin, &count);
   k->nout = count - k->nin;
   if (s != CUARR_OK) {
-    cuarr_ew_kernel_free(k);
+    cuarr_elementwise_kernel_free(k);
     return s;
   }
 
@@ -81,7 +81,7 @@ cuarr_status cuarr_ew_kernel_new(const char *in_params, const char *out_params,
   if (s == CUARR_OK && failed)
     s = cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel");
   if (s != CUARR_OK) {
-    cuarr_ew_kernel_free(k);
+    cuarr_elementwise_kernel_free(k);
     return s;
   }
   k->program = (cuarr_ew_program){
@@ -98,8 +98,8 @@ cuarr_status cuarr_ew_kernel_new(const char *in_params, const char *out_params,
   return CUARR_OK;
 }
 
-int cuarr_ew_kernel_nin(const cuarr_ew_kernel *k) { return k ? k->nin : 0; }
-int cuarr_ew_kernel_nout(const cuarr_ew_kernel *k) { return k ? k->nout : 0; }
+int cuarr_elementwise_kernel_nin(const cuarr_elementwise_kernel *k) { return k ? k->nin : 0; }
+int cuarr_elementwise_kernel_nout(const cuarr_elementwise_kernel *k) { return k ? k->nout : 0; }
 
 /* ---------------------------------------------------------------- calling */
 
@@ -113,8 +113,8 @@ static cuarr_status check_device_array(const cuarr_kparam *p, const cuarr_array 
   return CUARR_OK;
 }
 
-cuarr_status cuarr_ew_kernel_call(cuarr_context *ctx, cuarr_ew_kernel *k, int device,
-                                  const cuarr_ew_arg *in, cuarr_array *outputs, int64_t size,
+cuarr_status cuarr_elementwise_kernel_call(cuarr_context *ctx, cuarr_elementwise_kernel *k, int device,
+                                  const cuarr_operand *in, cuarr_array *outputs, int64_t size,
                                   cuarr_dtype weak_float_dtype) {
   if (!k)
     return cuarr_fail(CUARR_VALUE_ERROR, "no kernel");

@@ -170,7 +170,7 @@ cuarr_status cuarr_kp_bind_array(const cuarr_kparam *p, const cuarr_array *a, cu
 /* Scalars bind nothing in CuPy; here a placeholder that only scalars carry is bound from them
  * rather than failing. */
 cuarr_status cuarr_kp_bind_types(const char *kernel, const cuarr_kparam *params, int nin, int n,
-                                 const cuarr_ew_arg *in, cuarr_dtype weak_float,
+                                 const cuarr_operand *in, cuarr_dtype weak_float,
                                  cuarr_kp_binding *b, cuarr_dtype *types) {
   for (int j = 0; j < nin; j++) {
     unsigned c = cuarr_kp_slot(&params[j]);

@@ -66,7 +66,7 @@ cuarr_status cuarr_kp_bind_array(const cuarr_kparam *p, const cuarr_array *a, cu
  * when nothing binds one).  A weak Lua integer binds int64, a weak float weak_float, a boolean
  * bool, a typed scalar its dtype; the highest kind wins.  `kernel` names the kernel in errors. */
 cuarr_status cuarr_kp_bind_types(const char *kernel, const cuarr_kparam *params, int nin, int n,
-                                 const cuarr_ew_arg *in, cuarr_dtype weak_float,
+                                 const cuarr_operand *in, cuarr_dtype weak_float,
                                  cuarr_kp_binding *b, cuarr_dtype *types);
 /* The dtype of p (a parameter, or a reduce type) once bound; -1 when nothing binds it. */
 int cuarr_kp_type_of(const cuarr_kparam *p, const cuarr_kp_binding *b);

@@ -1,7 +1,7 @@
 /*
  * reduction_kernel.c -- user reduction kernels with CuPy's semantics (cuarr.h):
  *
- *   cuarr_red_kernel_new("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm", ...)
+ *   cuarr_reduction_kernel_new("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm", ...)
  *
  * The parameter lists are parsed as ElementwiseKernel's (user/kernel_params.c); a call binds
  * the placeholders from its arguments (the output when given, then the input arrays, then the
@@ -17,7 +17,7 @@
 #include "user/kernel_params.h"
 #include "reduce/reduce_engine.h"
 
-struct cuarr_red_kernel {
+struct cuarr_reduction_kernel {
   int nin, n_params;
   cuarr_kparam *params;     /* nin inputs, then the output */
   cuarr_kparam reduce_type; /* its dtype or placeholder (name unused) */
@@ -28,7 +28,7 @@ struct cuarr_red_kernel {
   cuarr_red_program program;
 };
 
-void cuarr_red_kernel_free(cuarr_red_kernel *k) {
+void cuarr_reduction_kernel_free(cuarr_reduction_kernel *k) {
   if (!k)
     return;
   cuarr_red_program_release(&k->program);
@@ -43,19 +43,19 @@ void cuarr_red_kernel_free(cuarr_red_kernel *k) {
   free(k);
 }
 
-int cuarr_red_kernel_nin(const cuarr_red_kernel *k) { return k ? k->nin : 0; }
+int cuarr_reduction_kernel_nin(const cuarr_reduction_kernel *k) { return k ? k->nin : 0; }
 
-cuarr_status cuarr_red_kernel_new(const char *in_params, const char *out_params,
+cuarr_status cuarr_reduction_kernel_new(const char *in_params, const char *out_params,
                                   const char *map_expr, const char *reduce_expr,
                                   const char *post_map_expr, const char *identity, const char *name,
-                                  const cuarr_red_kernel_options *opts, cuarr_red_kernel **out) {
+                                  const cuarr_reduction_kernel_options *opts, cuarr_reduction_kernel **out) {
   *out = NULL;
   if (!in_params || !out_params || !map_expr || !reduce_expr || !post_map_expr)
     return cuarr_fail(CUARR_VALUE_ERROR, "a reduction kernel needs in_params, out_params, "
                                          "map_expr, reduce_expr and post_map_expr");
   CUARR_TRY(cuarr_kp_check_name_options(&name, "reduce_kernel", opts ? opts->options : NULL,
                                         opts ? opts->n_options : 0));
-  cuarr_red_kernel *k = calloc(1, sizeof *k);
+  cuarr_reduction_kernel *k = calloc(1, sizeof *k);
   if (!k)
     return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel");
   int count = 0;
@@ -84,7 +84,7 @@ cuarr_status cuarr_red_kernel_new(const char *in_params, const char *out_params,
                      opts->reduce_type);
   }
   if (s != CUARR_OK) {
-    cuarr_red_kernel_free(k);
+    cuarr_reduction_kernel_free(k);
     return s;
   }
   bool failed = false;
@@ -100,7 +100,7 @@ cuarr_status cuarr_red_kernel_new(const char *in_params, const char *out_params,
       cuarr_kp_copy_options(opts->options, opts->n_options, &k->options, &k->n_options) != CUARR_OK)
     failed = true;
   if (failed) {
-    cuarr_red_kernel_free(k);
+    cuarr_reduction_kernel_free(k);
     return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel");
   }
   k->program = (cuarr_red_program){
@@ -120,7 +120,7 @@ cuarr_status cuarr_red_kernel_new(const char *in_params, const char *out_params,
 
 /* ---------------------------------------------------------------- calling */
 
-static cuarr_status check_device_array(const cuarr_red_kernel *k, const cuarr_kparam *p,
+static cuarr_status check_device_array(const cuarr_reduction_kernel *k, const cuarr_kparam *p,
                                        const cuarr_array *a, int device) {
   CUARR_TRY(cuarr_array_check_live(a));
   if (cuarr_array_device(a) != device)
@@ -132,7 +132,7 @@ static cuarr_status check_device_array(const cuarr_red_kernel *k, const cuarr_kp
 
 /* Placeholders: the given output, the input arrays, then scalars for the rest (see
  * cuarr_kp_bind_types: a Lua integer binds int64, a float the default float dtype). */
-static cuarr_status bind(const cuarr_red_kernel *k, const cuarr_ew_arg *in, const cuarr_array *out,
+static cuarr_status bind(const cuarr_reduction_kernel *k, const cuarr_operand *in, const cuarr_array *out,
                          int device, cuarr_dtype weak_float, cuarr_dtype *types, int *reduce) {
   cuarr_kp_binding b;
   cuarr_kp_binding_init(&b);
@@ -155,8 +155,8 @@ static cuarr_status bind(const cuarr_red_kernel *k, const cuarr_ew_arg *in, cons
   return CUARR_OK;
 }
 
-cuarr_status cuarr_red_kernel_call(cuarr_context *ctx, cuarr_red_kernel *k, int device,
-                                   const cuarr_ew_arg *in, uint64_t axes, bool keepdims,
+cuarr_status cuarr_reduction_kernel_call(cuarr_context *ctx, cuarr_reduction_kernel *k, int device,
+                                   const cuarr_operand *in, uint64_t axes, bool keepdims,
                                    cuarr_dtype weak_float_dtype, cuarr_array *out) {
   if (!k || !out || (k->nin > 0 && !in))
     return cuarr_fail(CUARR_VALUE_ERROR, "no kernel, inputs or output");
