@@ -6,7 +6,7 @@
 
 #include "array/shape_format.h"
 #include "reduce/reduce.h"
-#include "ufunc/ufunc.h"
+#include "array/casting.h"
 
 static const char *const names[CUARR_NREDUCE_OPS] = {
     [CUARR_REDUCE_SUM] = "sum",
@@ -143,7 +143,7 @@ static cuarr_status check_out(cuarr_reduce_op op, const cuarr_array *out, int de
                       names[op], cuarr_shape_format(got, out->ndim, out->shape),
                       cuarr_shape_format(want, ndim, shape));
   }
-  if (!cuarr_uf_can_cast_same_kind(result, out->dtype))
+  if (!cuarr_can_cast_same_kind(result, out->dtype))
     return cuarr_fail(CUARR_TYPE_ERROR,
                       "%s: cannot cast the result from %s to out's %s with casting rule "
                       "'same_kind'",

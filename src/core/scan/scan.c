@@ -8,7 +8,7 @@
 
 #include "array/shape_format.h"
 #include "reduce/reduce.h"
-#include "ufunc/ufunc.h"
+#include "array/casting.h"
 
 static const char *scan_name(cuarr_scan_op op) {
   return op == CUARR_SCAN_CUMPROD ? "cumprod" : "cumsum";
@@ -91,7 +91,7 @@ cuarr_status cuarr_scan(cuarr_context *ctx, cuarr_scan_op op, const cuarr_array 
                         scan_name(op), cuarr_shape_format(got, out->ndim, out->shape),
                         cuarr_shape_format(want, ndim, shape));
     }
-    if (!cuarr_uf_can_cast_same_kind(result, out->dtype))
+    if (!cuarr_can_cast_same_kind(result, out->dtype))
       return cuarr_fail(CUARR_TYPE_ERROR,
                         "%s: cannot cast the result from %s to out's %s with casting rule "
                         "'same_kind'",

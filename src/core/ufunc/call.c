@@ -211,7 +211,7 @@ cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int devi
   cuarr_array res;
   if (given) {
     CUARR_TRY(check_out_shape(out, ndim, shape));
-    if (!cuarr_uf_can_cast_same_kind(r.out, out->dtype))
+    if (!cuarr_can_cast_same_kind(r.out, out->dtype))
       return cuarr_fail(CUARR_TYPE_ERROR,
                         "Cannot cast ufunc '%s' output from %s to %s with casting rule "
                         "'same_kind'",

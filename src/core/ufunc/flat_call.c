@@ -109,7 +109,7 @@ static memo *memo_for(memo *table, const cuarr_ufunc *u, int device, const cuarr
   if (cuarr_uf_resolve(u, in, weak_float, &r) != CUARR_OK || !r.device || r.u != u ||
       !scalars_fit(&r, nin, in))
     return NULL;
-  if (given && !cuarr_uf_can_cast_same_kind(r.out, given->dtype))
+  if (given && !cuarr_can_cast_same_kind(r.out, given->dtype))
     return NULL;
   *m = (memo){.u = u, .device = device, .out = key_out, .weak_float = (uint8_t)weak_float, .r = r};
   memcpy(m->in, key_in, 3);

@@ -88,7 +88,7 @@ static cuarr_status input_dtypes(const cuarr_ufunc *u, const cuarr_operand *in,
 
 static bool all_cast_to(const cuarr_dtype *eff, int first, int nin, cuarr_dtype to) {
   for (int i = first; i < nin; i++) {
-    if (!cuarr_uf_can_cast_safe(eff[i], to))
+    if (!cuarr_can_cast_safe(eff[i], to))
       return false;
   }
   return true;
@@ -161,11 +161,11 @@ static cuarr_status choose_loop(const cuarr_ufunc *u, const cuarr_operand *in,
     if (t == CUARR_UINT64 && (u->flags & CUARR_UF_COMPARE)) { /* NumPy's qQ and Qq loops */
       const cuarr_uf_host_row *host = cuarr_uf_host_mixed(u);
       cuarr_ew_program *const *device = cuarr_uf_device_mixed(u);
-      int m = cuarr_uf_can_cast_safe(eff[0], CUARR_INT64) &&
-                      cuarr_uf_can_cast_safe(eff[1], CUARR_UINT64)
+      int m = cuarr_can_cast_safe(eff[0], CUARR_INT64) &&
+                      cuarr_can_cast_safe(eff[1], CUARR_UINT64)
                   ? 0
-              : cuarr_uf_can_cast_safe(eff[0], CUARR_UINT64) &&
-                      cuarr_uf_can_cast_safe(eff[1], CUARR_INT64)
+              : cuarr_can_cast_safe(eff[0], CUARR_UINT64) &&
+                      cuarr_can_cast_safe(eff[1], CUARR_INT64)
                   ? 1
                   : -1;
       if (m >= 0) {

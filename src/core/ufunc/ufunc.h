@@ -20,6 +20,7 @@
 
 #include "internal.h"
 #include "elementwise/elementwise.h"
+#include "array/casting.h"
 
 /* clang-format off */
 #define CUARR_UF_LIST(X)                                                                           \
@@ -172,9 +173,6 @@ typedef struct cuarr_uf_device_loop {
 /* Fills out (when not NULL) and returns the number of loops. */
 int cuarr_uf_device_loops(cuarr_uf_device_loop *out);
 
-/* ---- promote.c: NumPy's casting relations */
-bool cuarr_uf_can_cast_safe(cuarr_dtype from, cuarr_dtype to);
-bool cuarr_uf_can_cast_same_kind(cuarr_dtype from, cuarr_dtype to);
 
 /* ---- resolve.c */
 /* A call resolved to a loop. */

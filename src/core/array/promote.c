@@ -3,7 +3,7 @@
  * by table: the rules are short, and spec/c/test_ufunc_host.c checks them against the tables
  * NumPy 2 itself prints.
  */
-#include "ufunc/ufunc.h"
+#include "array/casting.h"
 
 /* NumPy's kind order: a cast to a later kind (or within a kind) is 'same_kind'. */
 enum { KIND_BOOL, KIND_UNSIGNED, KIND_SIGNED, KIND_FLOAT };
@@ -17,7 +17,7 @@ static int kind_of(cuarr_dtype d) {
 
 static bool valid(cuarr_dtype d) { return (unsigned)d < CUARR_NDTYPES; }
 
-bool cuarr_uf_can_cast_safe(cuarr_dtype from, cuarr_dtype to) {
+bool cuarr_can_cast_safe(cuarr_dtype from, cuarr_dtype to) {
   if (from == to || from == CUARR_BOOL)
     return true;
   size_t fs = cuarr_dtype_size(from), ts = cuarr_dtype_size(to);
@@ -35,22 +35,22 @@ bool cuarr_uf_can_cast_safe(cuarr_dtype from, cuarr_dtype to) {
   }
 }
 
-bool cuarr_uf_can_cast_same_kind(cuarr_dtype from, cuarr_dtype to) {
-  return cuarr_uf_can_cast_safe(from, to) || kind_of(from) <= kind_of(to);
+bool cuarr_can_cast_same_kind(cuarr_dtype from, cuarr_dtype to) {
+  return cuarr_can_cast_safe(from, to) || kind_of(from) <= kind_of(to);
 }
 
 /* The smallest dtype both cast to safely (NumPy's promote_types). */
 static cuarr_dtype promote_strong(cuarr_dtype a, cuarr_dtype b) {
-  if (cuarr_uf_can_cast_safe(a, b))
+  if (cuarr_can_cast_safe(a, b))
     return b;
-  if (cuarr_uf_can_cast_safe(b, a))
+  if (cuarr_can_cast_safe(b, a))
     return a;
   int ka = kind_of(a), kb = kind_of(b);
   if (ka == KIND_FLOAT || kb == KIND_FLOAT) {
     /* a float and an integer too wide for it: the narrowest float that holds the integer */
     cuarr_dtype f = ka == KIND_FLOAT ? a : b, i = ka == KIND_FLOAT ? b : a;
     for (cuarr_dtype d = f; d <= CUARR_FLOAT64; d++) {
-      if (cuarr_uf_can_cast_safe(i, d))
+      if (cuarr_can_cast_safe(i, d))
         return d;
     }
     return CUARR_FLOAT64;
