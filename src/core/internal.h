@@ -48,13 +48,14 @@ cuarr_status cuarr_compile_and_count(const char *source, const char *program_nam
 /* Whether the extern "C" name `name` (a whole name) is in the cubin. */
 bool cuarr_cubin_has(const char *cubin, size_t size, const char *name);
 
-/* ---- compile/nvrtc.c */
+/* ---- compile/module_cache.c (module_cache.h has the modules themselves) */
 /* The kernel `kernel_name` (an extern "C" name) of `source`, compiled for the device's own
- * architecture and loaded into its primary context; cached in memory by (device, source,
- * options, name), so the second call compiles nothing.  Thread-safe. */
+ * architecture and loaded into its primary context; the module is kept by (device, source,
+ * options), so the second call compiles nothing.  Thread-safe. */
 cuarr_status cuarr_kernel_get(int device, const char *source, const char *kernel_name,
                               const char *const *options, int n_options, CUfunction *out);
-/* cuLaunchKernel with the status checked. */
+
+/* ---- compile/launch.c */
 /* Launch as a programmatic dependent of the work before it on the stream (Hopper and newer):
  * the kernel may be scheduled while its predecessor finishes, so it must begin with
  * `griddepcontrol.wait` before touching memory (the elementwise, reduction and scan kernels do).
@@ -65,6 +66,7 @@ cuarr_status cuarr_launch_dependent(int device, CUfunction f, unsigned grid, uns
 cuarr_status cuarr_launch_dependent_2d(int device, CUfunction f, unsigned grid_x, unsigned grid_y,
                                        unsigned block_x, unsigned block_y, unsigned shared_bytes,
                                        CUstream stream, void **args);
+/* A plain launch (cuLaunchKernel) with the status checked. */
 cuarr_status cuarr_launch(CUfunction f, unsigned grid, unsigned block, unsigned shared_bytes,
                           CUstream stream, void **args);
 

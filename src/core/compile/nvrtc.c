@@ -1,11 +1,9 @@
 /*
- * nvrtc.c -- compile CUDA C with NVRTC, keep the loaded kernels, launch them.
+ * nvrtc.c -- compile CUDA C to a cubin with NVRTC, and word its failures.
  *
  * Kernels are compiled for the device's own architecture (sm_XY) straight to a cubin, so the
- * driver has nothing left to JIT.  Loaded kernels are kept in a process-wide table keyed by
- * everything that decides the machine code; finding one there allocates nothing and compiles
- * nothing, since every operator call goes through it.  A miss there tries the disk cache
- * (disk_cache.c) before compiling, so that a fresh process reuses earlier processes' cubins.
+ * driver has nothing left to JIT.  Loading and keeping what was compiled is the module cache's
+ * work (module_cache.c).
  */
 #include <ctype.h>
 #include <pthread.h>
@@ -14,9 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "compile/disk_cache.h"
-#include "compile/hash.h"
+#include "compile/nvrtc.h"
 
 /* ---------------------------------------------------------------- compiling */
 
@@ -131,11 +127,7 @@ static cuarr_status take_cubin(nvrtcProgram prog, char **cubin, size_t *cubin_si
   return CUARR_OK;
 }
 
-/* The options NVRTC is given: the architecture, what cuarr always adds, then the caller's;
- * malloc'd (the strings are not copied) with one slot to spare for MINIMAL, NULL when out of
- * memory.  The disk cache keys on this same list, so that a change to cuarr's own options
- * misses there too. */
-static const char **full_options(int arch, const char *const *options, int n_options,
+const char **cuarr_nvrtc_options(int arch, const char *const *options, int n_options,
                                  char arch_option[48], int *n_all) {
   snprintf(arch_option, 48, "--gpu-architecture=sm_%d", arch);
   const char **all = malloc(((size_t)n_options + 3) * sizeof *all);
@@ -174,8 +166,7 @@ static cuarr_status compile_once(const char *source, const char *program_name, c
   return s;
 }
 
-/* all has a spare slot at all[n_all] (full_options). */
-static cuarr_status compile_program(const char *source, const char *program_name, const char **all,
+cuarr_status cuarr_nvrtc_compile_with(const char *source, const char *program_name, const char **all,
                                     int n_all, char **cubin, size_t *cubin_size) {
   CUARR_TRY(cuarr_load_nvrtc());
   all[n_all] = MINIMAL;
@@ -198,305 +189,10 @@ cuarr_status cuarr_nvrtc_compile(const char *source, const char *program_name,
     program_name = "cuarr_kernel.cu";
   char arch_option[48];
   int n_all = 0;
-  const char **all = full_options(arch, options, n_options, arch_option, &n_all);
+  const char **all = cuarr_nvrtc_options(arch, options, n_options, arch_option, &n_all);
   if (!all)
     return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for NVRTC options");
-  cuarr_status s = compile_program(source, program_name, all, n_all, cubin, cubin_size);
+  cuarr_status s = cuarr_nvrtc_compile_with(source, program_name, all, n_all, cubin, cubin_size);
   free(all);
   return s;
-}
-
-/* ---------------------------------------------------------------- the kernel cache */
-
-/* A loaded kernel and a copy of the key that found it.  The key is (device, source, options,
- * name); the architecture is the device's, so the device stands for it. */
-typedef struct kernel_entry {
-  uint64_t hash;
-  int device;
-  int n_options;
-  char *key; /* kernel_name \0 source \0 option_1 \0 ... option_n \0 */
-  CUmodule module;
-  CUfunction function;
-} kernel_entry;
-
-/* Open addressing with linear probing; n_slots is a power of two, at most half full. */
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static kernel_entry **slots;
-static size_t n_slots, n_entries;
-
-static uint64_t key_hash(int device, const char *source, const char *name,
-                         const char *const *options, int n_options) {
-  uint64_t h = CUARR_HASH_SEED ^ (uint64_t)(unsigned)device ^ ((uint64_t)n_options << 32);
-  h = cuarr_hash_bytes(h, name, strlen(name));
-  h = cuarr_hash_bytes(h, source, strlen(source));
-  for (int i = 0; i < n_options; i++)
-    h = cuarr_hash_bytes(h, options[i], strlen(options[i]));
-  return h;
-}
-
-/* Compare the next string of an entry's key; returns the position after it, or NULL. */
-static const char *key_part(const char *key, const char *s) {
-  size_t n = strlen(s) + 1;
-  return memcmp(key, s, n) == 0 ? key + n : NULL;
-}
-
-static bool entry_matches(const kernel_entry *e, uint64_t h, int device, const char *source,
-                          const char *name, const char *const *options, int n_options) {
-  if (e->hash != h || e->device != device || e->n_options != n_options)
-    return false;
-  const char *k = key_part(e->key, name);
-  if (k)
-    k = key_part(k, source);
-  for (int i = 0; k && i < n_options; i++)
-    k = key_part(k, options[i]);
-  return k != NULL;
-}
-
-static kernel_entry *lookup_locked(uint64_t h, int device, const char *source, const char *name,
-                                   const char *const *options, int n_options) {
-  if (!n_slots)
-    return NULL;
-  for (size_t i = h & (n_slots - 1);; i = (i + 1) & (n_slots - 1)) {
-    kernel_entry *e = slots[i];
-    if (!e)
-      return NULL;
-    if (entry_matches(e, h, device, source, name, options, n_options))
-      return e;
-  }
-}
-
-static void place_locked(kernel_entry **table, size_t size, kernel_entry *e) {
-  size_t i = e->hash & (size - 1);
-  while (table[i])
-    i = (i + 1) & (size - 1);
-  table[i] = e;
-}
-
-/* Make room for one more entry; false when out of host memory. */
-static bool reserve_locked(void) {
-  if ((n_entries + 1) * 2 <= n_slots)
-    return true;
-  size_t size = n_slots ? n_slots * 2 : 64;
-  kernel_entry **table = calloc(size, sizeof *table);
-  if (!table)
-    return false;
-  for (size_t i = 0; i < n_slots; i++)
-    if (slots[i])
-      place_locked(table, size, slots[i]);
-  free(slots);
-  slots = table;
-  n_slots = size;
-  return true;
-}
-
-/* Copy s with its terminator to k; returns the position after it. */
-static char *append(char *k, const char *s) {
-  size_t n = strlen(s) + 1;
-  memcpy(k, s, n);
-  return k + n;
-}
-
-/* A new entry owning a copy of the key (not yet in the table); NULL when out of memory. */
-static kernel_entry *entry_new(uint64_t h, int device, const char *source, const char *name,
-                               const char *const *options, int n_options) {
-  size_t size = strlen(name) + 1 + strlen(source) + 1;
-  for (int i = 0; i < n_options; i++)
-    size += strlen(options[i]) + 1;
-  kernel_entry *e = malloc(sizeof *e);
-  char *key = malloc(size);
-  if (!e || !key) {
-    free(e);
-    free(key);
-    return NULL;
-  }
-  char *k = append(key, name);
-  k = append(k, source);
-  for (int i = 0; i < n_options; i++)
-    k = append(k, options[i]);
-  *e = (kernel_entry){.hash = h, .device = device, .n_options = n_options, .key = key};
-  return e;
-}
-
-/* Load a cubin into the device's primary context and find the kernel in it. */
-static cuarr_status load_module(int device, const char *cubin, const char *name, CUmodule *module,
-                                CUfunction *function) {
-  CUARR_TRY(cuarr_device_activate(device));
-  CUmodule m = NULL;
-  CUARR_TRY(cuarr_cu_check(cuarr_cu.cuModuleLoadData(&m, cubin), "cuModuleLoadData"));
-  CUfunction f = NULL;
-  CUresult r = cuarr_cu.cuModuleGetFunction(&f, m, name);
-  if (r != CUDA_SUCCESS) {
-    cuarr_status s =
-        r == CUDA_ERROR_NOT_FOUND
-            ? cuarr_fail(CUARR_CUDA_ERROR,
-                         "kernel %s not found in its source (it must be extern \"C\" __global__)",
-                         name)
-            : cuarr_cu_check(r, "cuModuleGetFunction");
-    cuarr_cu.cuModuleUnload(m);
-    return s;
-  }
-  *module = m;
-  *function = f;
-  return CUARR_OK;
-}
-
-/* Compile with NVRTC, and keep the cubin on disk when the disk cache is on for this key. */
-static cuarr_status compile_and_store(const char *source, const char *name, const char **all,
-                                      int n_all, const disk_cache_key *key, char **cubin,
-                                      size_t *cubin_size) {
-  char program_name[256];
-  snprintf(program_name, sizeof program_name, "%s.cu", name);
-  CUARR_TRY(compile_program(source, program_name, all, n_all, cubin, cubin_size));
-  /* The key named the NVRTC file the loader was expected to open; store only if it did. */
-  if (key && disk_cache_confirm_nvrtc((const void *)cuarr_nvrtc.nvrtcVersion))
-    disk_cache_store(key, *cubin, *cubin_size);
-  return CUARR_OK;
-}
-
-/* The miss path of the in-memory cache: the disk cache, else compile (and store); then load.
- * A disk hit touches neither NVRTC nor its library: a file read and cuModuleLoadData. */
-static cuarr_status load_kernel(int device, const char *source, const char *name,
-                                const char *const *options, int n_options, CUmodule *module,
-                                CUfunction *function) {
-  int arch = 0;
-  CUARR_TRY(cuarr_device_arch(device, &arch)); /* also: no driver, no such device */
-  char arch_option[48];
-  int n_all = 0;
-  const char **all = full_options(arch, options, n_options, arch_option, &n_all);
-  if (!all)
-    return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for NVRTC options");
-  disk_cache_key key;
-  bool keyed = disk_cache_key_make(source, name, all, n_all, arch, &key);
-  char *cubin = NULL;
-  size_t cubin_size = 0;
-  bool from_disk = keyed && disk_cache_lookup(&key, &cubin, &cubin_size);
-  cuarr_status s = CUARR_OK;
-  if (!from_disk)
-    s = compile_and_store(source, name, all, n_all, keyed ? &key : NULL, &cubin, &cubin_size);
-  if (s == CUARR_OK)
-    s = load_module(device, cubin, name, module, function);
-  if (s != CUARR_OK && from_disk) {
-    /* A file that passed every check yet does not load: trust the compiler over it (and
-     * replace it), so that a bad cache entry can cost time but never the kernel. */
-    free(cubin);
-    cubin = NULL;
-    s = compile_and_store(source, name, all, n_all, &key, &cubin, &cubin_size);
-    if (s == CUARR_OK)
-      s = load_module(device, cubin, name, module, function);
-  }
-  free(cubin);
-  free(all);
-  return s;
-}
-
-cuarr_status cuarr_kernel_get(int device, const char *source, const char *kernel_name,
-                              const char *const *options, int n_options, CUfunction *out) {
-  if (!source || !kernel_name || !*kernel_name)
-    return cuarr_fail(CUARR_VALUE_ERROR, "a kernel needs a source and a name");
-  if (n_options < 0 || (n_options > 0 && !options))
-    return cuarr_fail(CUARR_VALUE_ERROR, "bad kernel option list");
-  uint64_t h = key_hash(device, source, kernel_name, options, n_options);
-
-  pthread_mutex_lock(&cache_lock);
-  kernel_entry *hit = lookup_locked(h, device, source, kernel_name, options, n_options);
-  CUfunction found = hit ? hit->function : NULL;
-  pthread_mutex_unlock(&cache_lock);
-  if (found) {
-    *out = found;
-    return CUARR_OK;
-  }
-
-  /* Compile outside the lock so that other threads' hits do not wait on NVRTC.  Two threads
-   * missing on the same key both compile; the second to finish keeps the first one's entry. */
-  CUmodule module = NULL;
-  CUfunction function = NULL;
-  CUARR_TRY(load_kernel(device, source, kernel_name, options, n_options, &module, &function));
-  kernel_entry *e = entry_new(h, device, source, kernel_name, options, n_options);
-  if (e) {
-    e->module = module;
-    e->function = function;
-  }
-
-  pthread_mutex_lock(&cache_lock);
-  hit = lookup_locked(h, device, source, kernel_name, options, n_options);
-  bool inserted = false;
-  if (!hit && e && reserve_locked()) {
-    place_locked(slots, n_slots, e);
-    n_entries++;
-    inserted = true;
-  }
-  found = hit ? hit->function : NULL;
-  pthread_mutex_unlock(&cache_lock);
-
-  if (inserted) {
-    *out = function;
-    return CUARR_OK;
-  }
-  /* Not kept: another thread's entry won, or there was no memory to keep it.  The module was
-   * loaded by this thread into the device's context, which load_kernel left current. */
-  cuarr_cu.cuModuleUnload(module);
-  if (e)
-    free(e->key);
-  free(e);
-  if (!found)
-    return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for the kernel cache");
-  *out = found;
-  return CUARR_OK;
-}
-
-/* ---------------------------------------------------------------- launching */
-
-cuarr_status cuarr_launch(CUfunction f, unsigned grid, unsigned block, unsigned shared_bytes,
-                          CUstream stream, void **args) {
-  if (!f)
-    return cuarr_fail(CUARR_VALUE_ERROR, "launch of a NULL kernel");
-  return cuarr_cu_check(
-      cuarr_cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shared_bytes, stream, args, NULL),
-      "cuLaunchKernel");
-}
-
-cuarr_status cuarr_launch_dependent(int device, CUfunction f, unsigned grid, unsigned block,
-                                    unsigned shared_bytes, CUstream stream, void **args) {
-  return cuarr_launch_dependent_2d(device, f, grid, 1, block, 1, shared_bytes, stream, args);
-}
-
-cuarr_status cuarr_launch_dependent_2d(int device, CUfunction f, unsigned grid_x, unsigned grid_y,
-                                       unsigned block_x, unsigned block_y, unsigned shared_bytes,
-                                       CUstream stream, void **args) {
-  if (!f)
-    return cuarr_fail(CUARR_VALUE_ERROR, "launch of a NULL kernel");
-  /* Per device, once: 1 = plain launches only, 2 = dependent launches (sm_90 and newer, unless
-   * CUARR_DEPENDENT_LAUNCH=0 asks for plain ones, for measurements).  A relaxed atomic: every
-   * thread computes the same answer. */
-  static int dependent_ok[64];
-  int ok =
-      device >= 0 && device < 64 ? __atomic_load_n(&dependent_ok[device], __ATOMIC_RELAXED) : 1;
-  if (ok == 0) {
-    int arch = 0;
-    const char *env = getenv("CUARR_DEPENDENT_LAUNCH");
-    bool off = env && strcmp(env, "0") == 0;
-    ok = !off && cuarr_device_arch(device, &arch) == CUARR_OK && arch >= 90 ? 2 : 1;
-    __atomic_store_n(&dependent_ok[device], ok, __ATOMIC_RELAXED);
-  }
-  if (ok != 2)
-    return cuarr_cu_check(cuarr_cu.cuLaunchKernel(f, grid_x, grid_y, 1, block_x, block_y, 1,
-                                                  shared_bytes, stream, args, NULL),
-                          "cuLaunchKernel");
-  CUlaunchAttribute attr;
-  memset(&attr, 0, sizeof attr);
-  attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-  attr.value.programmaticStreamSerializationAllowed = 1;
-  CUlaunchConfig config;
-  memset(&config, 0, sizeof config);
-  config.gridDimX = grid_x;
-  config.gridDimY = grid_y;
-  config.gridDimZ = 1;
-  config.blockDimX = block_x;
-  config.blockDimY = block_y;
-  config.blockDimZ = 1;
-  config.sharedMemBytes = shared_bytes;
-  config.hStream = stream;
-  config.attrs = &attr;
-  config.numAttrs = 1;
-  return cuarr_cu_check(cuarr_cu.cuLaunchKernelEx(&config, f, args, NULL), "cuLaunchKernelEx");
 }
