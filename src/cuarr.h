@@ -316,7 +316,7 @@ CUARR_API void cuarr_array_release(cuarr_array *a);
 CUARR_API void cuarr_array_share(const cuarr_array *a, cuarr_array *out);
 
 /* Views: out shares a's buffer (retained).  On failure out is untouched. */
-/* Reshape without copying when the strides allow it; *copied=false then.  When a view is
+/* Reshape without copying when the strides allow it; *needs_copy = false then.  When a view is
  * impossible, nothing is retained and *needs_copy = true (the caller copies a into a new
  * C-contiguous array of that shape).  One extent may be -1. */
 CUARR_API cuarr_status cuarr_view_reshape(const cuarr_array *a, int ndim, const int64_t *shape,
@@ -370,9 +370,8 @@ CUARR_API cuarr_status cuarr_fill_linear(cuarr_context *ctx, const cuarr_array *
 
 /* NumPy 2's promotion (NEP 50) of two operands.  A weak operand is a Lua number: it has a kind
  * (bool, integer, float) but gives way to the other operand's dtype within that kind
- * (int8 array + 3 -> int8; int8 array + 2.5 -> the default float dtype... see cuarr_promote).
- * weak_float_dtype is the dtype a weak float takes when the other side is not a float (the
- * binding's default float dtype). */
+ * (int8 array + 3 -> int8; float32 array + 2.5 -> float32); of a higher kind, it takes
+ * weak_float_dtype (int8 array + 2.5 -> weak_float_dtype, the binding's default float dtype). */
 CUARR_API cuarr_status cuarr_promote(cuarr_dtype a, bool a_weak, cuarr_dtype b, bool b_weak,
                                      cuarr_dtype weak_float_dtype, cuarr_dtype *out);
 
@@ -406,10 +405,13 @@ CUARR_API cuarr_status cuarr_ufunc_resolve(const cuarr_ufunc *u, const cuarr_ope
                                            cuarr_dtype *out_dtype);
 
 /* out = u(in...), broadcasting the inputs.  Every array must be on `device` (CUARR_HOST: host
- * loops, else a kernel on ctx's stream).  *out is either given (out->buf != NULL: its shape must
- * be the broadcast shape and its dtype the resolved one or one it casts to safely... see the
- * implementation; it may alias an input) or allocated here (out->buf == NULL on entry).  On
- * failure nothing is written and *out is as it was. */
+ * loops, else a kernel on ctx's stream).  *out is either given or allocated here (out->buf ==
+ * NULL on entry).  A given output's shape must be the broadcast shape (it is never stretched),
+ * and the resolved output dtype must cast to its dtype under NumPy's 'same_kind' rule (a cast
+ * within a kind or to a later one of bool, unsigned, signed, float: an int64 result may go into
+ * an int8 array, wrapping, a float result not into an integer one; CUARR_TYPE_ERROR otherwise).
+ * The computation runs in the resolved dtypes and the result is converted as it is stored.  A
+ * given output may alias an input.  On failure nothing is written and *out is as it was. */
 CUARR_API cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
                                         const cuarr_operand *in, cuarr_dtype weak_float_dtype,
                                         cuarr_array *out);

@@ -54,7 +54,6 @@ bool cuarr_cubin_has(const char *cubin, size_t size, const char *name);
  * options, name), so the second call compiles nothing.  Thread-safe. */
 cuarr_status cuarr_kernel_get(int device, const char *source, const char *kernel_name,
                               const char *const *options, int n_options, CUfunction *out);
-/* cuLaunchKernel with the status checked. */
 /* Launch as a programmatic dependent of the work before it on the stream (Hopper and newer):
  * the kernel may be scheduled while its predecessor finishes, so it must begin with
  * `griddepcontrol.wait` before touching memory (the elementwise, reduction and scan kernels do).
@@ -65,6 +64,7 @@ cuarr_status cuarr_launch_dependent(int device, CUfunction f, unsigned grid, uns
 cuarr_status cuarr_launch_dependent_2d(int device, CUfunction f, unsigned grid_x, unsigned grid_y,
                                        unsigned block_x, unsigned block_y, unsigned shared_bytes,
                                        CUstream stream, void **args);
+/* cuLaunchKernel with the status checked (a plain launch, in stream order). */
 cuarr_status cuarr_launch(CUfunction f, unsigned grid, unsigned block, unsigned shared_bytes,
                           CUstream stream, void **args);
 
