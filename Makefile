@@ -37,7 +37,7 @@ ALL_CFLAGS := $(CFLAGS) -std=c11 -Wall -Wextra -fPIC -fvisibility=hidden -D_GNU_
 RUN_ENV := LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$$LUA_PATH;;" \
            LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;$$LUA_CPATH;;"
 
-.PHONY: all deps ctest check-exports test test-gpu bench demo install clean format
+.PHONY: all deps ctest check-exports test test-gpu bench demo install clean lint format
 
 all: $(MODULE)
 
@@ -137,8 +137,18 @@ install: all
 	install -m 755 $(MODULE) $(DESTDIR)$(INST_LIBDIR)/cuarr/core.so
 	install -m 644 lua/cuarr/*.lua $(DESTDIR)$(INST_LUADIR)/cuarr/
 
+# The files clang-format keeps in the repository's style (.clang-format): the C sources and
+# headers, the C tests, the benchmarks' and tools' C, and the CUDA C of kernels/.  `make lint`
+# fails on a file that `make format` would change.
+FORMATTED := $(SOURCES) $(HEADERS) $(sort $(wildcard spec/c/*.c spec/c/*.h)) \
+             $(sort $(wildcard bench/*.c)) $(sort $(shell find tools -name '*.c')) $(KERNELS)
+CLANG_FORMAT ?= clang-format
+
+lint:
+	$(CLANG_FORMAT) --dry-run -Werror $(FORMATTED)
+
 format:
-	clang-format -i $(SOURCES) $(HEADERS)
+	$(CLANG_FORMAT) -i $(FORMATTED)
 
 clean:
 	rm -rf $(BUILD)
