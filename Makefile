@@ -71,6 +71,17 @@ $(BUILD)/ctest/%: spec/c/%.c $(CORE_OBJECTS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Ispec/c -MMD -MP -o $@ $< $(CORE_OBJECTS) -ldl -lm
 
+# The fake CUDA driver of tools/fake_cuda (build.sh builds the same, with its checks), for the
+# C tests that need a driver's answers without a GPU.
+FAKE_LIBCUDA := $(BUILD)/fake_cuda/libcuda.so.1
+$(FAKE_LIBCUDA): tools/fake_cuda/fake_cuda.c src/core/cuda/driver.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -std=c11 -Wall -Wextra -D_GNU_SOURCE -shared -fPIC -fvisibility=hidden \
+	  -Isrc -Isrc/core -I$(CUDA_HOME)/include -o $@ $<
+
+$(BUILD)/ctest/test_device_facts: $(FAKE_LIBCUDA)
+$(BUILD)/ctest/test_device_facts: private ALL_CFLAGS += -DCUARR_FAKE_LIBCUDA='"$(CURDIR)/$(FAKE_LIBCUDA)"'
+
 # The one C test of the Lua binding: the whole module and Lua itself.
 LUA_LIBDIR ?= $(LUA_INCDIR)/../../lib/$(MULTIARCH)
 $(BUILD)/ctest/test_array_identity: spec/c/test_array_identity.c $(OBJECTS)
