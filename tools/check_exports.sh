@@ -8,6 +8,7 @@
 # -rdynamic (or take over the host's), and a public one left hidden breaks embedders.  Prints
 # each name that is wrong and exits 1 when there is one.
 set -eu
+export LC_ALL=C # sort and comm agree on one order
 module="$1"
 header="$2"
 tmp="$(mktemp -d)"
