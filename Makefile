@@ -28,14 +28,16 @@ KERNEL_SOURCES_H := $(BUILD)/gen/kernel_sources.h
 
 # Debian's luaconf.h includes a multiarch header that lives beside the Lua headers' folder.
 MULTIARCH  := $(shell $(CC) -print-multiarch 2>/dev/null)
-ALL_CFLAGS := $(CFLAGS) -std=c11 -Wall -Wextra -fPIC -D_GNU_SOURCE -pthread \
+# -fvisibility=hidden: core.so exports only what src/cuarr.h marks CUARR_API (and
+# luaopen_cuarr_core); tools/check_exports.sh checks it in `make test`.
+ALL_CFLAGS := $(CFLAGS) -std=c11 -Wall -Wextra -fPIC -fvisibility=hidden -D_GNU_SOURCE -pthread \
               -Isrc -Isrc/core -I$(BUILD)/gen -I$(LUA_INCDIR) -I$(LUA_INCDIR)/../$(MULTIARCH) -I$(CUDA_HOME)/include
 
 # Where Lua finds the module and the front end when run from the checkout.
 RUN_ENV := LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$$LUA_PATH;;" \
            LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;$$LUA_CPATH;;"
 
-.PHONY: all deps ctest test test-gpu bench demo install clean format
+.PHONY: all deps ctest check-exports test test-gpu bench demo install clean lint format
 
 all: $(MODULE)
 
@@ -43,9 +45,10 @@ $(MODULE): $(MODULE_OBJECTS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -pthread -o $@ $(MODULE_OBJECTS) -ldl -lm
 
-# Each object depends on the headers it includes, as the compiler lists them (-MMD); the
-# generated header of kernel sources must exist before anything compiles.
-$(BUILD)/obj/%.o: src/%.c | $(KERNEL_SOURCES_H)
+# Each object depends on the headers it includes, as the compiler lists them (-MMD), and on the
+# Makefile, which holds its flags; the generated header of kernel sources must exist before
+# anything compiles.
+$(BUILD)/obj/%.o: src/%.c Makefile | $(KERNEL_SOURCES_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -56,7 +59,7 @@ $(BUILD)/gen/kernels_embedded.c $(KERNEL_SOURCES_H) &: $(KERNELS) tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tools/embed.sh $(BUILD)/gen/kernels_embedded.c $(KERNEL_SOURCES_H) $(KERNELS)
 
-$(BUILD)/obj/kernels_embedded.o: $(BUILD)/gen/kernels_embedded.c
+$(BUILD)/obj/kernels_embedded.o: $(BUILD)/gen/kernels_embedded.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -68,6 +71,17 @@ $(BUILD)/ctest/%: spec/c/%.c $(CORE_OBJECTS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Ispec/c -MMD -MP -o $@ $< $(CORE_OBJECTS) -ldl -lm
 
+# The fake CUDA driver of tools/fake_cuda (build.sh builds the same, with its checks), for the
+# C tests that need a driver's answers without a GPU.
+FAKE_LIBCUDA := $(BUILD)/fake_cuda/libcuda.so.1
+$(FAKE_LIBCUDA): tools/fake_cuda/fake_cuda.c src/core/cuda/driver.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -std=c11 -Wall -Wextra -D_GNU_SOURCE -shared -fPIC -fvisibility=hidden \
+	  -Isrc -Isrc/core -I$(CUDA_HOME)/include -o $@ $<
+
+$(BUILD)/ctest/test_device_facts: $(FAKE_LIBCUDA)
+$(BUILD)/ctest/test_device_facts: private ALL_CFLAGS += -DCUARR_FAKE_LIBCUDA='"$(CURDIR)/$(FAKE_LIBCUDA)"'
+
 # The one C test of the Lua binding: the whole module and Lua itself.
 LUA_LIBDIR ?= $(LUA_INCDIR)/../../lib/$(MULTIARCH)
 $(BUILD)/ctest/test_array_identity: spec/c/test_array_identity.c $(OBJECTS)
@@ -76,6 +90,10 @@ $(BUILD)/ctest/test_array_identity: spec/c/test_array_identity.c $(OBJECTS)
 
 ctest: $(CTESTS)
 	@status=0; for t in $(CTESTS); do $$t || status=1; done; exit $$status
+
+# core.so exports luaopen_cuarr_core and the CUARR_API functions of src/cuarr.h, nothing else.
+check-exports: $(MODULE)
+	@sh tools/check_exports.sh $(MODULE) src/cuarr.h
 
 # Lua 5.4, its headers and busted, from Debian's packages, when they are missing.
 deps:
@@ -87,12 +105,12 @@ deps:
 
 # Everything this machine can run; #gpu specs are counted as pending without a device.
 test: deps
-	@$(MAKE) --no-print-directory all ctest
+	@$(MAKE) --no-print-directory all ctest check-exports
 	$(RUN_ENV) $(BUSTED) --lua=$(LUA) -o utfTerminal spec
 
 # Everything, and fails when no device is usable.
 test-gpu: deps
-	@$(MAKE) --no-print-directory all ctest
+	@$(MAKE) --no-print-directory all ctest check-exports
 	$(RUN_ENV) CUARR_REQUIRE_GPU=1 $(BUSTED) --lua=$(LUA) -o utfTerminal spec
 
 # The machine's own ceilings, measured with the raw driver API (bench/ceilings.c).
@@ -130,8 +148,18 @@ install: all
 	install -m 755 $(MODULE) $(DESTDIR)$(INST_LIBDIR)/cuarr/core.so
 	install -m 644 lua/cuarr/*.lua $(DESTDIR)$(INST_LUADIR)/cuarr/
 
+# The files clang-format keeps in the repository's style (.clang-format): the C sources and
+# headers, the C tests, the benchmarks' and tools' C, and the CUDA C of kernels/.  `make lint`
+# fails on a file that `make format` would change.
+FORMATTED := $(SOURCES) $(HEADERS) $(sort $(wildcard spec/c/*.c spec/c/*.h)) \
+             $(sort $(wildcard bench/*.c)) $(sort $(shell find tools -name '*.c')) $(KERNELS)
+CLANG_FORMAT ?= clang-format
+
+lint:
+	$(CLANG_FORMAT) --dry-run -Werror $(FORMATTED)
+
 format:
-	clang-format -i $(SOURCES) $(HEADERS)
+	$(CLANG_FORMAT) -i $(FORMATTED)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,7 +1,9 @@
 package = "cuarr"
 version = "scm-1"
+-- Built from a checkout: `luarocks make` (in the repository root) builds the sources in the
+-- current directory and fetches nothing, so the source is the checkout itself.
 source = {
-  url = "git+file:///work/main",
+  url = ".",
 }
 description = {
   summary = "GPU arrays for Lua 5.4: NumPy semantics on CUDA devices",

@@ -12,6 +12,8 @@
  *    converts its 1-based ones.
  *  - Strides and offsets are in bytes.
  *  - Device pointers are carried as void * (a CUdeviceptr fits on every 64-bit platform).
+ *  - Every function declared here is marked CUARR_API and exported from core.so; nothing else
+ *    is (tools/check_exports.sh, run by `make test`, checks both ways).
  */
 #ifndef CUARR_H
 #define CUARR_H
@@ -22,6 +24,14 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/* Marks what the shared object exports: everything else is built with -fvisibility=hidden, so
+ * a host linked with -rdynamic cannot take over the core's internal names, nor they its own. */
+#if defined(__GNUC__)
+#define CUARR_API __attribute__((visibility("default")))
+#else
+#define CUARR_API
 #endif
 
 #define CUARR_VERSION "0.1.0"
@@ -42,12 +52,12 @@ typedef enum cuarr_status {
 } cuarr_status;
 
 /* "ValueError", "OutOfMemoryError", ... */
-const char *cuarr_status_name(cuarr_status s);
+CUARR_API const char *cuarr_status_name(cuarr_status s);
 /* The message of the last failure on this thread ("" if none). */
-const char *cuarr_last_error(void);
+CUARR_API const char *cuarr_last_error(void);
 /* Record a failure (printf-style message) and return s, so callers write
  * `return cuarr_fail(CUARR_VALUE_ERROR, "bad shape %d", n);`. */
-cuarr_status cuarr_fail(cuarr_status s, const char *fmt, ...)
+CUARR_API cuarr_status cuarr_fail(cuarr_status s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
@@ -71,21 +81,21 @@ typedef enum cuarr_dtype {
   CUARR_NDTYPES
 } cuarr_dtype;
 
-size_t cuarr_dtype_size(cuarr_dtype d);
-const char *cuarr_dtype_name(cuarr_dtype d);  /* "float32" */
-const char *cuarr_dtype_ctype(cuarr_dtype d); /* the type's name in generated CUDA C */
+CUARR_API size_t cuarr_dtype_size(cuarr_dtype d);
+CUARR_API const char *cuarr_dtype_name(cuarr_dtype d);  /* "float32" */
+CUARR_API const char *cuarr_dtype_ctype(cuarr_dtype d); /* the type's name in generated CUDA C */
 /* Accepts the names above and NumPy's char codes ("?", "b", "h", "i", "l"/"q", "B", "H", "I",
  * "L"/"Q", "e", "f", "d"). */
-bool cuarr_dtype_from_name(const char *name, cuarr_dtype *out);
-bool cuarr_dtype_is_bool(cuarr_dtype d);
-bool cuarr_dtype_is_signed(cuarr_dtype d);   /* signed integers */
-bool cuarr_dtype_is_unsigned(cuarr_dtype d); /* unsigned integers */
-bool cuarr_dtype_is_integer(cuarr_dtype d);  /* signed or unsigned integers, not bool */
-bool cuarr_dtype_is_float(cuarr_dtype d);
+CUARR_API bool cuarr_dtype_from_name(const char *name, cuarr_dtype *out);
+CUARR_API bool cuarr_dtype_is_bool(cuarr_dtype d);
+CUARR_API bool cuarr_dtype_is_signed(cuarr_dtype d);   /* signed integers */
+CUARR_API bool cuarr_dtype_is_unsigned(cuarr_dtype d); /* unsigned integers */
+CUARR_API bool cuarr_dtype_is_integer(cuarr_dtype d);  /* signed or unsigned integers, not bool */
+CUARR_API bool cuarr_dtype_is_float(cuarr_dtype d);
 
 /* IEEE half <-> float, round to nearest even (host side). */
-uint16_t cuarr_float_to_half(float f);
-float cuarr_half_to_float(uint16_t h);
+CUARR_API uint16_t cuarr_float_to_half(float f);
+CUARR_API float cuarr_half_to_float(uint16_t h);
 
 /* A typed scalar: the value of one element, or of a Lua number. */
 typedef struct cuarr_scalar {
@@ -101,9 +111,9 @@ typedef struct cuarr_scalar {
 /* Store s converted to dtype `to` at out (cuarr_dtype_size(to) bytes), with cuarr's casting
  * rules: float -> integer saturates and NaN becomes 0; integer -> narrower integer wraps;
  * anything -> bool is (x != 0). */
-void cuarr_scalar_store(cuarr_scalar s, cuarr_dtype to, void *out);
+CUARR_API void cuarr_scalar_store(cuarr_scalar s, cuarr_dtype to, void *out);
 /* Read the element of dtype d at p. */
-cuarr_scalar cuarr_scalar_load(const void *p, cuarr_dtype d);
+CUARR_API cuarr_scalar cuarr_scalar_load(const void *p, cuarr_dtype d);
 
 /* ---------------------------------------------------------------- streams and events */
 
@@ -121,32 +131,35 @@ typedef struct cuarr_event {
   bool blocking;
 } cuarr_event;
 
-cuarr_status cuarr_stream_create(int device, bool non_blocking, int priority, cuarr_stream *out);
-cuarr_status cuarr_stream_destroy(cuarr_stream *s); /* idempotent; the null stream is a no-op */
-cuarr_status cuarr_stream_synchronize(const cuarr_stream *s);
-cuarr_status cuarr_stream_query(const cuarr_stream *s, bool *done);
-cuarr_status cuarr_stream_wait_event(const cuarr_stream *s, const cuarr_event *e);
+CUARR_API cuarr_status cuarr_stream_create(int device, bool non_blocking, int priority,
+                                           cuarr_stream *out);
+/* Idempotent; the null stream is a no-op. */
+CUARR_API cuarr_status cuarr_stream_destroy(cuarr_stream *s);
+CUARR_API cuarr_status cuarr_stream_synchronize(const cuarr_stream *s);
+CUARR_API cuarr_status cuarr_stream_query(const cuarr_stream *s, bool *done);
+CUARR_API cuarr_status cuarr_stream_wait_event(const cuarr_stream *s, const cuarr_event *e);
 /* Range of stream priorities the device allows (least, greatest). */
-cuarr_status cuarr_stream_priority_range(int device, int *least, int *greatest);
+CUARR_API cuarr_status cuarr_stream_priority_range(int device, int *least, int *greatest);
 
-cuarr_status cuarr_event_create(int device, bool timing, bool blocking, cuarr_event *out);
-cuarr_status cuarr_event_destroy(cuarr_event *e); /* idempotent */
-cuarr_status cuarr_event_record(const cuarr_event *e, const cuarr_stream *s);
-cuarr_status cuarr_event_synchronize(const cuarr_event *e);
-cuarr_status cuarr_event_query(const cuarr_event *e, bool *done);
-cuarr_status cuarr_event_elapsed_ms(const cuarr_event *start, const cuarr_event *end, float *ms);
+CUARR_API cuarr_status cuarr_event_create(int device, bool timing, bool blocking, cuarr_event *out);
+CUARR_API cuarr_status cuarr_event_destroy(cuarr_event *e); /* idempotent */
+CUARR_API cuarr_status cuarr_event_record(const cuarr_event *e, const cuarr_stream *s);
+CUARR_API cuarr_status cuarr_event_synchronize(const cuarr_event *e);
+CUARR_API cuarr_status cuarr_event_query(const cuarr_event *e, bool *done);
+CUARR_API cuarr_status cuarr_event_elapsed_ms(const cuarr_event *start, const cuarr_event *end,
+                                              float *ms);
 
 /* ---------------------------------------------------------------- devices and runtime */
 
 /* True when the driver loads, initialises and reports at least one device.  Never fails. */
-bool cuarr_is_available(void);
+CUARR_API bool cuarr_is_available(void);
 /* Fails with CUARR_NOT_AVAILABLE (naming what is missing) when there is no usable driver. */
-cuarr_status cuarr_device_count(int *count);
+CUARR_API cuarr_status cuarr_device_count(int *count);
 /* CUARR_VALUE_ERROR unless 0 <= device < count (CUARR_NOT_AVAILABLE without a driver). */
-cuarr_status cuarr_device_check(int device);
+CUARR_API cuarr_status cuarr_device_check(int device);
 /* Make the device's primary context current on this thread (retained on first use). */
-cuarr_status cuarr_device_activate(int device);
-cuarr_status cuarr_device_synchronize(int device);
+CUARR_API cuarr_status cuarr_device_activate(int device);
+CUARR_API cuarr_status cuarr_device_synchronize(int device);
 
 typedef struct cuarr_device_props {
   char name[256];
@@ -163,19 +176,20 @@ typedef struct cuarr_device_props {
   int memory_bus_width;
 } cuarr_device_props;
 
-cuarr_status cuarr_device_properties(int device, cuarr_device_props *out);
-cuarr_status cuarr_device_memory_info(int device, size_t *free_bytes, size_t *total_bytes);
-cuarr_status cuarr_device_can_access_peer(int device, int peer, bool *yes);
+CUARR_API cuarr_status cuarr_device_properties(int device, cuarr_device_props *out);
+CUARR_API cuarr_status cuarr_device_memory_info(int device, size_t *free_bytes,
+                                                size_t *total_bytes);
+CUARR_API cuarr_status cuarr_device_can_access_peer(int device, int peer, bool *yes);
 
 typedef struct cuarr_runtime_info {
-  int driver_version;  /* 13000 for CUDA 13.0; -1 when no driver */
-  int nvrtc_version;   /* major*1000 + minor*10; -1 when NVRTC is not found */
-  int cublas_version;  /* cuBLAS's integer version; -1 when cuBLAS is not found */
-  int device_count;    /* 0 when no driver */
+  int driver_version;       /* 13000 for CUDA 13.0; -1 when no driver */
+  int nvrtc_version;        /* major*1000 + minor*10; -1 when NVRTC is not found */
+  int cublas_version;       /* cuBLAS's integer version; -1 when cuBLAS is not found */
+  int device_count;         /* 0 when no driver */
   char driver_missing[256]; /* why the driver is unusable, or "" */
 } cuarr_runtime_info;
 
-void cuarr_runtime(cuarr_runtime_info *out); /* never fails */
+CUARR_API void cuarr_runtime(cuarr_runtime_info *out); /* never fails */
 
 /* ---------------------------------------------------------------- memory pools */
 
@@ -204,43 +218,46 @@ typedef struct cuarr_reclaim {
   void *ud;
 } cuarr_reclaim;
 
-cuarr_pool *cuarr_pool_new(cuarr_raw_allocator raw, size_t capacity); /* NULL on malloc failure */
-void cuarr_pool_delete(cuarr_pool *p); /* releases every cached chunk; blocks in use leak */
+/* NULL on malloc failure. */
+CUARR_API cuarr_pool *cuarr_pool_new(cuarr_raw_allocator raw, size_t capacity);
+/* Releases every cached chunk; blocks in use leak. */
+CUARR_API void cuarr_pool_delete(cuarr_pool *p);
 
 /* The process-wide pools (created on first use; NULL with the error set when the device does not
  * exist or the driver is unavailable). */
-cuarr_pool *cuarr_device_pool(int device);
-cuarr_pool *cuarr_pinned_pool(void);
+CUARR_API cuarr_pool *cuarr_device_pool(int device);
+CUARR_API cuarr_pool *cuarr_pinned_pool(void);
 
 /* Allocate size bytes (0 is allowed and yields a 512-byte block) for use on `stream` (the handle;
  * NULL for the null stream).  On failure: free cached blocks, call reclaim, retry; then
  * CUARR_OUT_OF_MEMORY with requested size, bytes in use and the limit in the message. */
-cuarr_status cuarr_pool_alloc(cuarr_pool *p, size_t size, void *stream, cuarr_reclaim reclaim,
-                              cuarr_block **out);
+CUARR_API cuarr_status cuarr_pool_alloc(cuarr_pool *p, size_t size, void *stream,
+                                        cuarr_reclaim reclaim, cuarr_block **out);
 /* Return a block; its memory may be handed out again at once to work on the same stream. */
-void cuarr_pool_free(cuarr_pool *p, cuarr_block *b, void *stream);
+CUARR_API void cuarr_pool_free(cuarr_pool *p, cuarr_block *b, void *stream);
 
-size_t cuarr_pool_used_bytes(cuarr_pool *p);  /* in blocks handed out */
-size_t cuarr_pool_total_bytes(cuarr_pool *p); /* held from the raw allocator */
-size_t cuarr_pool_free_bytes(cuarr_pool *p);  /* total - used */
-size_t cuarr_pool_n_free_blocks(cuarr_pool *p);
+CUARR_API size_t cuarr_pool_used_bytes(cuarr_pool *p);  /* in blocks handed out */
+CUARR_API size_t cuarr_pool_total_bytes(cuarr_pool *p); /* held from the raw allocator */
+CUARR_API size_t cuarr_pool_free_bytes(cuarr_pool *p);  /* total - used */
+CUARR_API size_t cuarr_pool_n_free_blocks(cuarr_pool *p);
 /* Give back to the raw allocator every raw allocation that is wholly free (whichever streams
  * its free chunks are kept for). */
-void cuarr_pool_free_all_blocks(cuarr_pool *p);
-void cuarr_pool_set_limit(cuarr_pool *p, size_t limit); /* 0: no limit */
-size_t cuarr_pool_get_limit(cuarr_pool *p);
-size_t cuarr_pool_capacity(cuarr_pool *p); /* e.g. the device's total memory; 0 if unknown */
+CUARR_API void cuarr_pool_free_all_blocks(cuarr_pool *p);
+CUARR_API void cuarr_pool_set_limit(cuarr_pool *p, size_t limit); /* 0: no limit */
+CUARR_API size_t cuarr_pool_get_limit(cuarr_pool *p);
+/* E.g. the device's total memory; 0 if unknown. */
+CUARR_API size_t cuarr_pool_capacity(cuarr_pool *p);
 
 /* ---------------------------------------------------------------- buffers and arrays */
 
 /* A reference-counted allocation.  Every array is a view of one. */
 typedef struct cuarr_buffer cuarr_buffer;
 struct cuarr_buffer {
-  long refs;    /* atomically updated through retain/release */
-  void *ptr;    /* NULL once freed */
+  long refs; /* atomically updated through retain/release */
+  void *ptr; /* NULL once freed */
   size_t nbytes;
-  int device;   /* CUDA ordinal, or CUARR_HOST */
-  bool pinned;  /* host memory that is page-locked */
+  int device;  /* CUDA ordinal, or CUARR_HOST */
+  bool pinned; /* host memory that is page-locked */
   /* Gives ptr back to where it came from (pool, malloc, the embedder); NULL: nothing to do. */
   void (*release)(cuarr_buffer *b);
   void *release_state;
@@ -248,20 +265,20 @@ struct cuarr_buffer {
 };
 
 /* Host memory from malloc (pinned=false) or the pinned pool (pinned=true). */
-cuarr_status cuarr_buffer_new_host(size_t nbytes, bool pinned, cuarr_reclaim reclaim,
-                                   cuarr_buffer **out);
+CUARR_API cuarr_status cuarr_buffer_new_host(size_t nbytes, bool pinned, cuarr_reclaim reclaim,
+                                             cuarr_buffer **out);
 /* Device memory from the device's pool, for use on stream (a handle, or NULL). */
-cuarr_status cuarr_buffer_new_device(int device, size_t nbytes, void *stream, cuarr_reclaim reclaim,
-                                     cuarr_buffer **out);
+CUARR_API cuarr_status cuarr_buffer_new_device(int device, size_t nbytes, void *stream,
+                                               cuarr_reclaim reclaim, cuarr_buffer **out);
 /* Wrap memory the caller owns (zero-copy).  release (may be NULL) is called once with the
  * buffer when the last reference goes or on cuarr_buffer_free. */
-cuarr_status cuarr_buffer_wrap(void *ptr, size_t nbytes, int device, bool pinned,
-                               void (*release)(cuarr_buffer *b), void *release_state,
-                               cuarr_buffer **out);
-void cuarr_buffer_retain(cuarr_buffer *b);
-void cuarr_buffer_release(cuarr_buffer *b); /* frees the struct at refs 0 */
+CUARR_API cuarr_status cuarr_buffer_wrap(void *ptr, size_t nbytes, int device, bool pinned,
+                                         void (*release)(cuarr_buffer *b), void *release_state,
+                                         cuarr_buffer **out);
+CUARR_API void cuarr_buffer_retain(cuarr_buffer *b);
+CUARR_API void cuarr_buffer_release(cuarr_buffer *b); /* frees the struct at refs 0 */
 /* Give the memory back now; every view of it sees ptr == NULL afterwards.  Idempotent. */
-void cuarr_buffer_free(cuarr_buffer *b);
+CUARR_API void cuarr_buffer_free(cuarr_buffer *b);
 
 typedef struct cuarr_array {
   cuarr_buffer *buf; /* one reference held per array value that owns it */
@@ -272,52 +289,56 @@ typedef struct cuarr_array {
   int64_t strides[CUARR_MAXDIM];
 } cuarr_array;
 
-int64_t cuarr_array_size(const cuarr_array *a);
-int cuarr_array_device(const cuarr_array *a); /* CUARR_HOST for host arrays */
-bool cuarr_array_is_c_contiguous(const cuarr_array *a);
-bool cuarr_array_is_f_contiguous(const cuarr_array *a);
+CUARR_API int64_t cuarr_array_size(const cuarr_array *a);
+CUARR_API int cuarr_array_device(const cuarr_array *a); /* CUARR_HOST for host arrays */
+CUARR_API bool cuarr_array_is_c_contiguous(const cuarr_array *a);
+CUARR_API bool cuarr_array_is_f_contiguous(const cuarr_array *a);
 /* Address of the first element (host pointer or device address); NULL if freed. */
-void *cuarr_array_data(const cuarr_array *a);
+CUARR_API void *cuarr_array_data(const cuarr_array *a);
 /* Fails with CUARR_VALUE_ERROR "array has been freed" if the buffer was freed. */
-cuarr_status cuarr_array_check_live(const cuarr_array *a);
+CUARR_API cuarr_status cuarr_array_check_live(const cuarr_array *a);
 
 /* Check a shape (ndim <= CUARR_MAXDIM, no negative extents, element count * itemsize fits in
  * int64) and return the element count. */
-cuarr_status cuarr_shape_check(int ndim, const int64_t *shape, cuarr_dtype dtype, int64_t *size);
+CUARR_API cuarr_status cuarr_shape_check(int ndim, const int64_t *shape, cuarr_dtype dtype,
+                                         int64_t *size);
 /* C-order strides for shape. */
-void cuarr_strides_c(int ndim, const int64_t *shape, size_t itemsize, int64_t *strides);
+CUARR_API void cuarr_strides_c(int ndim, const int64_t *shape, size_t itemsize, int64_t *strides);
 
 /* A new C-contiguous array (uninitialised) on device (CUARR_HOST for host memory).  pinned
  * applies to host arrays.  The array holds the only reference to its new buffer. */
-cuarr_status cuarr_array_empty(int device, cuarr_dtype dtype, int ndim, const int64_t *shape,
-                               bool pinned, void *stream, cuarr_reclaim reclaim, cuarr_array *out);
+CUARR_API cuarr_status cuarr_array_empty(int device, cuarr_dtype dtype, int ndim,
+                                         const int64_t *shape, bool pinned, void *stream,
+                                         cuarr_reclaim reclaim, cuarr_array *out);
 /* Drop the array's buffer reference (the array value becomes empty). */
-void cuarr_array_release(cuarr_array *a);
+CUARR_API void cuarr_array_release(cuarr_array *a);
 /* out = a as another value sharing a's buffer (retains it). */
-void cuarr_array_share(const cuarr_array *a, cuarr_array *out);
+CUARR_API void cuarr_array_share(const cuarr_array *a, cuarr_array *out);
 
 /* Views: out shares a's buffer (retained).  On failure out is untouched. */
-/* Reshape without copying when the strides allow it; *copied=false then.  When a view is
+/* Reshape without copying when the strides allow it; *needs_copy = false then.  When a view is
  * impossible, nothing is retained and *needs_copy = true (the caller copies a into a new
  * C-contiguous array of that shape).  One extent may be -1. */
-cuarr_status cuarr_view_reshape(const cuarr_array *a, int ndim, const int64_t *shape,
-                                cuarr_array *out, bool *needs_copy);
-cuarr_status cuarr_view_transpose(const cuarr_array *a, const int *perm /* NULL: reverse */,
-                                  cuarr_array *out);
-cuarr_status cuarr_view_swapaxes(const cuarr_array *a, int axis1, int axis2, cuarr_array *out);
+CUARR_API cuarr_status cuarr_view_reshape(const cuarr_array *a, int ndim, const int64_t *shape,
+                                          cuarr_array *out, bool *needs_copy);
+CUARR_API cuarr_status cuarr_view_transpose(const cuarr_array *a,
+                                            const int *perm /* NULL: reverse */, cuarr_array *out);
+CUARR_API cuarr_status cuarr_view_swapaxes(const cuarr_array *a, int axis1, int axis2,
+                                           cuarr_array *out);
 /* axis < 0: every axis of extent 1; else that axis (must have extent 1). */
-cuarr_status cuarr_view_squeeze(const cuarr_array *a, int axis, cuarr_array *out);
+CUARR_API cuarr_status cuarr_view_squeeze(const cuarr_array *a, int axis, cuarr_array *out);
 /* Insert an axis of extent 1 at position axis (0..ndim). */
-cuarr_status cuarr_view_expand_dims(const cuarr_array *a, int axis, cuarr_array *out);
+CUARR_API cuarr_status cuarr_view_expand_dims(const cuarr_array *a, int axis, cuarr_array *out);
 /* Keep `count` elements along axis, starting at start (0-based, in range), every step-th
  * (step != 0, may be negative). */
-cuarr_status cuarr_view_slice(const cuarr_array *a, int axis, int64_t start, int64_t count,
-                              int64_t step, cuarr_array *out);
+CUARR_API cuarr_status cuarr_view_slice(const cuarr_array *a, int axis, int64_t start,
+                                        int64_t count, int64_t step, cuarr_array *out);
 /* Select index i (0-based, in range) along axis, removing the axis. */
-cuarr_status cuarr_view_select(const cuarr_array *a, int axis, int64_t i, cuarr_array *out);
+CUARR_API cuarr_status cuarr_view_select(const cuarr_array *a, int axis, int64_t i,
+                                         cuarr_array *out);
 /* Broadcast a to shape (NumPy rules), using stride 0 on the new or extent-1 axes. */
-cuarr_status cuarr_view_broadcast(const cuarr_array *a, int ndim, const int64_t *shape,
-                                  cuarr_array *out);
+CUARR_API cuarr_status cuarr_view_broadcast(const cuarr_array *a, int ndim, const int64_t *shape,
+                                            cuarr_array *out);
 
 /* ---------------------------------------------------------------- copies and fills */
 
@@ -332,26 +353,27 @@ typedef struct cuarr_context {
  * host<->device (staged through the pinned pool when the host side is pageable), device->other
  * device (peer copy).  Copies that involve pageable host memory have completed on return; the
  * others are queued on the stream.  Overlapping dst and src are handled. */
-cuarr_status cuarr_copy(cuarr_context *ctx, const cuarr_array *dst, const cuarr_array *src);
+CUARR_API cuarr_status cuarr_copy(cuarr_context *ctx, const cuarr_array *dst,
+                                  const cuarr_array *src);
 /* The value of a one-element array (CUARR_VALUE_ERROR otherwise); for a device array this
  * waits for the work queued on ctx's stream, reads the element and returns it. */
-cuarr_status cuarr_read_item(cuarr_context *ctx, const cuarr_array *a, cuarr_scalar *out);
+CUARR_API cuarr_status cuarr_read_item(cuarr_context *ctx, const cuarr_array *a, cuarr_scalar *out);
 /* Every element of dst = value (converted). */
-cuarr_status cuarr_fill(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar value);
+CUARR_API cuarr_status cuarr_fill(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar value);
 /* dst (1-D) element k = start + k * step, computed in double (float dtypes) or int64 (integer
  * dtypes) and converted; if last_is_stop, the final element is `stop` exactly (linspace). */
-cuarr_status cuarr_fill_linear(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar start,
-                               cuarr_scalar step, bool last_is_stop, cuarr_scalar stop);
+CUARR_API cuarr_status cuarr_fill_linear(cuarr_context *ctx, const cuarr_array *dst,
+                                         cuarr_scalar start, cuarr_scalar step, bool last_is_stop,
+                                         cuarr_scalar stop);
 
 /* ---------------------------------------------------------------- type promotion */
 
 /* NumPy 2's promotion (NEP 50) of two operands.  A weak operand is a Lua number: it has a kind
  * (bool, integer, float) but gives way to the other operand's dtype within that kind
- * (int8 array + 3 -> int8; int8 array + 2.5 -> the default float dtype... see cuarr_promote).
- * weak_float_dtype is the dtype a weak float takes when the other side is not a float (the
- * binding's default float dtype). */
-cuarr_status cuarr_promote(cuarr_dtype a, bool a_weak, cuarr_dtype b, bool b_weak,
-                           cuarr_dtype weak_float_dtype, cuarr_dtype *out);
+ * (int8 array + 3 -> int8; float32 array + 2.5 -> float32); of a higher kind, it takes
+ * weak_float_dtype (int8 array + 2.5 -> weak_float_dtype, the binding's default float dtype). */
+CUARR_API cuarr_status cuarr_promote(cuarr_dtype a, bool a_weak, cuarr_dtype b, bool b_weak,
+                                     cuarr_dtype weak_float_dtype, cuarr_dtype *out);
 
 /* ---------------------------------------------------------------- elementwise operations */
 
@@ -366,56 +388,61 @@ typedef struct cuarr_operand {
 /* The built-in ufuncs (add, exp, maximum, where, ...). */
 typedef struct cuarr_ufunc cuarr_ufunc;
 /* NULL if there is no ufunc of that name. */
-const cuarr_ufunc *cuarr_ufunc_find(const char *name);
-const char *cuarr_ufunc_name(const cuarr_ufunc *u);
-int cuarr_ufunc_nin(const cuarr_ufunc *u);
-int cuarr_ufunc_nout(const cuarr_ufunc *u); /* 1 for every built-in */
+CUARR_API const cuarr_ufunc *cuarr_ufunc_find(const char *name);
+CUARR_API const char *cuarr_ufunc_name(const cuarr_ufunc *u);
+CUARR_API int cuarr_ufunc_nin(const cuarr_ufunc *u);
+CUARR_API int cuarr_ufunc_nout(const cuarr_ufunc *u); /* 1 for every built-in */
 /* The ufunc's i-th entry (0 <= i < cuarr_ufunc_count()), for listing them all. */
-int cuarr_ufunc_count(void);
-const cuarr_ufunc *cuarr_ufunc_at(int i);
+CUARR_API int cuarr_ufunc_count(void);
+CUARR_API const cuarr_ufunc *cuarr_ufunc_at(int i);
 
 /* Resolve the dtypes of a call: the dtype the inputs are converted to for the computation and
  * the output's dtype.  Fails with CUARR_TYPE_ERROR when the ufunc has no loop for them (bitwise
  * ops on floats, ...) and CUARR_VALUE_ERROR for a weak integer that does not fit the array's
  * dtype (uint8 array + 300), as NumPy 2 does. */
-cuarr_status cuarr_ufunc_resolve(const cuarr_ufunc *u, const cuarr_operand *in,
-                                 cuarr_dtype weak_float_dtype, cuarr_dtype *compute,
-                                 cuarr_dtype *out_dtype);
+CUARR_API cuarr_status cuarr_ufunc_resolve(const cuarr_ufunc *u, const cuarr_operand *in,
+                                           cuarr_dtype weak_float_dtype, cuarr_dtype *compute,
+                                           cuarr_dtype *out_dtype);
 
 /* out = u(in...), broadcasting the inputs.  Every array must be on `device` (CUARR_HOST: host
- * loops, else a kernel on ctx's stream).  *out is either given (out->buf != NULL: its shape must
- * be the broadcast shape and its dtype the resolved one or one it casts to safely... see the
- * implementation; it may alias an input) or allocated here (out->buf == NULL on entry).  On
- * failure nothing is written and *out is as it was. */
-cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
-                              const cuarr_operand *in, cuarr_dtype weak_float_dtype,
-                              cuarr_array *out);
+ * loops, else a kernel on ctx's stream).  *out is either given or allocated here (out->buf ==
+ * NULL on entry).  A given output's shape must be the broadcast shape (it is never stretched),
+ * and the resolved output dtype must cast to its dtype under NumPy's 'same_kind' rule (a cast
+ * within a kind or to a later one of bool, unsigned, signed, float: an int64 result may go into
+ * an int8 array, wrapping, a float result not into an integer one; CUARR_TYPE_ERROR otherwise).
+ * The computation runs in the resolved dtypes and the result is converted as it is stored.  A
+ * given output may alias an input.  On failure nothing is written and *out is as it was. */
+CUARR_API cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
+                                        const cuarr_operand *in, cuarr_dtype weak_float_dtype,
+                                        cuarr_array *out);
 
 /* User elementwise kernels with CuPy's semantics: cuarr_elementwise_kernel_new("float32 x, T y",
  * "T z", "z = x + y", "my_add", ...).  Device only. */
 typedef struct cuarr_elementwise_kernel cuarr_elementwise_kernel;
 typedef struct cuarr_elementwise_kernel_options {
-  const char *preamble;   /* code at file scope before the kernel (may be NULL) */
-  const char *loop_prep;  /* code before the loop */
-  const char *after_loop; /* code after the loop */
+  const char *preamble;       /* code at file scope before the kernel (may be NULL) */
+  const char *loop_prep;      /* code before the loop */
+  const char *after_loop;     /* code after the loop */
   const char *const *options; /* extra NVRTC options */
   int n_options;
 } cuarr_elementwise_kernel_options;
 /* Parses the parameter lists (CUARR_VALUE_ERROR on a syntax error, an unknown type that is not
  * a placeholder, a duplicate name); compiles nothing yet. */
-cuarr_status cuarr_elementwise_kernel_new(const char *in_params, const char *out_params,
-                                 const char *operation, const char *name,
-                                 const cuarr_elementwise_kernel_options *opts, cuarr_elementwise_kernel **out);
-void cuarr_elementwise_kernel_free(cuarr_elementwise_kernel *k);
-int cuarr_elementwise_kernel_nin(const cuarr_elementwise_kernel *k);
-int cuarr_elementwise_kernel_nout(const cuarr_elementwise_kernel *k);
+CUARR_API cuarr_status cuarr_elementwise_kernel_new(const char *in_params, const char *out_params,
+                                                    const char *operation, const char *name,
+                                                    const cuarr_elementwise_kernel_options *opts,
+                                                    cuarr_elementwise_kernel **out);
+CUARR_API void cuarr_elementwise_kernel_free(cuarr_elementwise_kernel *k);
+CUARR_API int cuarr_elementwise_kernel_nin(const cuarr_elementwise_kernel *k);
+CUARR_API int cuarr_elementwise_kernel_nout(const cuarr_elementwise_kernel *k);
 /* Run it: args are nin inputs then nout outputs; outputs[j] given (buf != NULL) or allocated
  * here (buf == NULL).  Placeholder types are bound from the arguments as CuPy binds them.
  * size >= 0 gives the index space when every input is raw (else it must be -1); outputs not
  * given are then made with shape (size,). */
-cuarr_status cuarr_elementwise_kernel_call(cuarr_context *ctx, cuarr_elementwise_kernel *k, int device,
-                                  const cuarr_operand *in, cuarr_array *outputs, int64_t size,
-                                  cuarr_dtype weak_float_dtype);
+CUARR_API cuarr_status cuarr_elementwise_kernel_call(cuarr_context *ctx,
+                                                     cuarr_elementwise_kernel *k, int device,
+                                                     const cuarr_operand *in, cuarr_array *outputs,
+                                                     int64_t size, cuarr_dtype weak_float_dtype);
 
 /* ---------------------------------------------------------------- reductions and scans */
 
@@ -440,15 +467,15 @@ typedef enum cuarr_reduce_op {
 } cuarr_reduce_op;
 
 /* "sum", "argmax", ... */
-const char *cuarr_reduce_op_name(cuarr_reduce_op op);
+CUARR_API const char *cuarr_reduce_op_name(cuarr_reduce_op op);
 /* Whether the op has an identity (reducing nothing gives it): false for min, max, arg... */
-bool cuarr_reduce_op_has_identity(cuarr_reduce_op op);
+CUARR_API bool cuarr_reduce_op_has_identity(cuarr_reduce_op op);
 
 typedef struct cuarr_reduce_args {
-  uint64_t axes;   /* bit k: axis k is reduced (0-based; ~0 for every axis) */
-  bool keepdims;   /* reduced axes stay, with extent 1 */
-  int dtype;       /* -1: NumPy's default; else the cuarr_dtype of the result (and of the
-                      accumulator, except that float16 accumulates in float32) */
+  uint64_t axes;      /* bit k: axis k is reduced (0-based; ~0 for every axis) */
+  bool keepdims;      /* reduced axes stay, with extent 1 */
+  int dtype;          /* -1: NumPy's default; else the cuarr_dtype of the result (and of the
+                         accumulator, except that float16 accumulates in float32) */
   int64_t index_base; /* added to argmin/argmax results (the Lua binding passes 1) */
 } cuarr_reduce_args;
 
@@ -456,16 +483,16 @@ typedef struct cuarr_reduce_args {
  * products of bool and integers widen to int64 (uint64 for unsigned ones), float16 accumulates
  * in float32; min/max keep the dtype; arg ops and count_nonzero give int64; all/any bool).
  * dtype >= 0 asks for that result dtype (CUARR_TYPE_ERROR for ops that take none). */
-cuarr_status cuarr_reduce_resolve(cuarr_reduce_op op, cuarr_dtype in, int dtype, cuarr_dtype *acc,
-                                  cuarr_dtype *out_dtype);
+CUARR_API cuarr_status cuarr_reduce_resolve(cuarr_reduce_op op, cuarr_dtype in, int dtype,
+                                            cuarr_dtype *acc, cuarr_dtype *out_dtype);
 
 /* out = op(in) over args->axes.  *out is given (out->buf != NULL: its shape must be the result's,
  * with or without the reduced axes as keepdims says; any dtype the result casts to) or
  * allocated here.  On the device, nothing is synchronised: a full reduction is a 0-d device
  * array.  CUARR_VALUE_ERROR for an op without identity over an empty axis (when there are
  * results), for an axis out of range or repeated, and for arg ops over several (not all) axes. */
-cuarr_status cuarr_reduce(cuarr_context *ctx, cuarr_reduce_op op, const cuarr_array *in,
-                          const cuarr_reduce_args *args, cuarr_array *out);
+CUARR_API cuarr_status cuarr_reduce(cuarr_context *ctx, cuarr_reduce_op op, const cuarr_array *in,
+                                    const cuarr_reduce_args *args, cuarr_array *out);
 
 /* Cumulative sums and products along an axis. */
 typedef enum cuarr_scan_op { CUARR_SCAN_CUMSUM, CUARR_SCAN_CUMPROD, CUARR_NSCAN_OPS } cuarr_scan_op;
@@ -473,8 +500,8 @@ typedef enum cuarr_scan_op { CUARR_SCAN_CUMSUM, CUARR_SCAN_CUMPROD, CUARR_NSCAN_
 /* out = the running op of in along axis (0-based; -1: over the flattened array, C order, out
  * 1-D).  dtype as for cuarr_reduce_resolve's sums (-1: NumPy's default).  out given (its shape
  * must be in's, or (size,) for axis -1; it may be in itself) or allocated here. */
-cuarr_status cuarr_scan(cuarr_context *ctx, cuarr_scan_op op, const cuarr_array *in, int axis,
-                        int dtype, cuarr_array *out);
+CUARR_API cuarr_status cuarr_scan(cuarr_context *ctx, cuarr_scan_op op, const cuarr_array *in,
+                                  int axis, int dtype, cuarr_array *out);
 
 /* User reduction kernels with CuPy's semantics:
  *   cuarr_reduction_kernel_new("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm", NULL)
@@ -491,28 +518,30 @@ typedef struct cuarr_reduction_kernel_options {
   const char *const *options; /* extra NVRTC options */
   int n_options;
 } cuarr_reduction_kernel_options;
-cuarr_status cuarr_reduction_kernel_new(const char *in_params, const char *out_params,
-                                  const char *map_expr, const char *reduce_expr,
-                                  const char *post_map_expr, const char *identity,
-                                  const char *name, const cuarr_reduction_kernel_options *opts,
-                                  cuarr_reduction_kernel **out);
-void cuarr_reduction_kernel_free(cuarr_reduction_kernel *k);
-int cuarr_reduction_kernel_nin(const cuarr_reduction_kernel *k);
+CUARR_API cuarr_status cuarr_reduction_kernel_new(const char *in_params, const char *out_params,
+                                                  const char *map_expr, const char *reduce_expr,
+                                                  const char *post_map_expr, const char *identity,
+                                                  const char *name,
+                                                  const cuarr_reduction_kernel_options *opts,
+                                                  cuarr_reduction_kernel **out);
+CUARR_API void cuarr_reduction_kernel_free(cuarr_reduction_kernel *k);
+CUARR_API int cuarr_reduction_kernel_nin(const cuarr_reduction_kernel *k);
 /* Reduce the inputs (non-raw arrays broadcast together) over `axes` (bit k: axis k of the
  * broadcast shape; ~0: all) into *out, given (buf != NULL: the result's shape, its dtype binds
  * the output's type) or allocated here. */
-cuarr_status cuarr_reduction_kernel_call(cuarr_context *ctx, cuarr_reduction_kernel *k, int device,
-                                   const cuarr_operand *in, uint64_t axes, bool keepdims,
-                                   cuarr_dtype weak_float_dtype, cuarr_array *out);
+CUARR_API cuarr_status cuarr_reduction_kernel_call(cuarr_context *ctx, cuarr_reduction_kernel *k,
+                                                   int device, const cuarr_operand *in,
+                                                   uint64_t axes, bool keepdims,
+                                                   cuarr_dtype weak_float_dtype, cuarr_array *out);
 
 /* ---------------------------------------------------------------- diagnostics */
 
 /* The oldest warning the core queued on this thread (e.g. "the kernel cache directory ... is
  * not writable: caching in memory only"), removed from the queue; NULL when none.  The Lua
  * binding passes them to lua_warning. */
-const char *cuarr_take_warning(void);
+CUARR_API const char *cuarr_take_warning(void);
 /* Queue a warning (printf-style) for this thread. */
-void cuarr_warn(const char *fmt, ...)
+CUARR_API void cuarr_warn(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))
 #endif

@@ -1,19 +1,11 @@
-/* kernel_checks.h -- what the C tests that compile generated kernels share: looking for a
- * kernel's name in a cubin, and whether a source brings a header its batch lacks. */
+/* kernel_checks.h -- what the C tests that compile generated kernels share: whether a source
+ * brings a header its batch lacks.  Looking for a kernel's name in a cubin is
+ * cuarr_cubin_has (src/core/testing/compile_batches.c, declared in internal.h). */
 #ifndef CUARR_KERNEL_CHECKS_H
 #define CUARR_KERNEL_CHECKS_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
-
-/* Whether the cubin holds the NUL-terminated name (a kernel's symbol). */
-static inline bool cubin_has(const char *cubin, size_t size, const char *name) {
-  size_t len = strlen(name) + 1;
-  for (size_t i = 0; i + len <= size; i++)
-    if (cubin[i] == name[0] && memcmp(cubin + i, name, len) == 0)
-      return true;
-  return false;
-}
 
 /* Whether source has a header that program (the batch so far) lacks: a generated source holds
  * only the headers its kernel uses (common.cuh, the float16 class). */

@@ -79,7 +79,7 @@ static bool batch_compile(batch *b, const char *what) {
     ok = s == CUARR_OK;
   }
   for (int i = 0; i < b->n; i++) {
-    if (ok && !cubin_has(cubin, size, b->names[i])) {
+    if (ok && !cuarr_cubin_has(cubin, size, b->names[i])) {
       printf("# kernel %s missing\n", b->names[i]);
       ok = false;
     }

@@ -228,7 +228,7 @@ static bool compile_user_case(user_case *c) {
     ok = s == CUARR_OK;
   }
   for (int i = 0; i < n; i++) {
-    if (ok && !cubin_has(cubin, size, names[i])) {
+    if (ok && !cuarr_cubin_has(cubin, size, names[i])) {
       printf("# kernel %s missing\n", names[i]);
       ok = false;
     }
@@ -247,7 +247,7 @@ static bool compile_user_case(user_case *c) {
     cuarr_status s = cuarr_nvrtc_compile(source, c->what, NULL, 0, 90, &cubin, &size);
     if (s != CUARR_OK)
       printf("# alone: %.3000s\n", cuarr_last_error());
-    ok = s == CUARR_OK && cubin_has(cubin, size, name);
+    ok = s == CUARR_OK && cuarr_cubin_has(cubin, size, name);
     free(cubin);
   }
   free(source);

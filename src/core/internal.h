@@ -6,12 +6,13 @@
 #define CUARR_INTERNAL_H
 
 #include "cuarr.h"
+#include "cuda/device_facts.h"
 #include "cuda/driver.h"
 
 /* ---- cuda/device.c */
 /* The device's primary context (retained on first use). */
 cuarr_status cuarr_device_context(int device, CUcontext *out);
-/* The device's compute capability as major*10+minor (90 for sm_90). */
+/* The device's compute capability as major*10+minor (90 for sm_90): its facts' arch. */
 cuarr_status cuarr_device_arch(int device, int *arch);
 
 /* ---- compile/nvrtc.c : compile service with the in-memory cache */
@@ -66,7 +67,7 @@ cuarr_status cuarr_launch_dependent(int device, CUfunction f, unsigned grid, uns
 cuarr_status cuarr_launch_dependent_2d(int device, CUfunction f, unsigned grid_x, unsigned grid_y,
                                        unsigned block_x, unsigned block_y, unsigned shared_bytes,
                                        CUstream stream, void **args);
-/* A plain launch (cuLaunchKernel) with the status checked. */
+/* cuLaunchKernel with the status checked (a plain launch, in stream order). */
 cuarr_status cuarr_launch(CUfunction f, unsigned grid, unsigned block, unsigned shared_bytes,
                           CUstream stream, void **args);
 

@@ -41,7 +41,7 @@ static int l_raise(lua_State *L) {
   return luaL_error(L, "unknown error kind '%s'", kind);
 }
 
-int luaopen_cuarr_core(lua_State *L) {
+CUARR_API int luaopen_cuarr_core(lua_State *L) {
   cuarr_lua_open_errors(L);
   lstate_new(L);
   int state_idx = lua_gettop(L);

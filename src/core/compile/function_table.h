@@ -1,10 +1,17 @@
 /*
- * function_table.h -- a program's compiled kernels, found by key without locks: what the
- * elementwise and reduction launchers look up on every call.  Private to src/core/.
+ * function_table.h -- the dispatch cache: compiled kernels found by key without locks, what
+ * the elementwise, reduction and scan launchers look up on every call (one table per
+ * elementwise or reduction program, one for every scan kernel).  Private to src/core/.
  *
  * Keys are byte strings (a launcher's fixed struct, zero-filled, its first `bytes` meaningful)
  * with a hash the caller computes.  Lookups load atomic slots and take no lock; additions (on
  * a miss, after a compile) take the table's mutex.
+ *
+ * Not through here: the copy kernels (copy/copy_kernels.c) and the read-back kernel
+ * (copy/read_back.c), whose variants are few enough to index an array of slots per device
+ * directly (a hit is one atomic load, no hashing); the compile service's module cache
+ * (compile/nvrtc.c), keyed by source text and owning the loaded modules, which the launchers
+ * reach only on a miss here; and flat_call.c's per-thread memo of whole call decisions.
  */
 #ifndef CUARR_FUNCTION_TABLE_H
 #define CUARR_FUNCTION_TABLE_H

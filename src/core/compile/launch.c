@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "cuda/device_facts.h"
 
 cuarr_status cuarr_launch(CUfunction f, unsigned grid, unsigned block, unsigned shared_bytes,
                           CUstream stream, void **args) {
@@ -26,20 +27,10 @@ cuarr_status cuarr_launch_dependent_2d(int device, CUfunction f, unsigned grid_x
                                        CUstream stream, void **args) {
   if (!f)
     return cuarr_fail(CUARR_VALUE_ERROR, "launch of a NULL kernel");
-  /* Per device, once: 1 = plain launches only, 2 = dependent launches (sm_90 and newer, unless
-   * CUARR_DEPENDENT_LAUNCH=0 asks for plain ones, for measurements).  A relaxed atomic: every
-   * thread computes the same answer. */
-  static int dependent_ok[64];
-  int ok =
-      device >= 0 && device < 64 ? __atomic_load_n(&dependent_ok[device], __ATOMIC_RELAXED) : 1;
-  if (ok == 0) {
-    int arch = 0;
-    const char *env = getenv("CUARR_DEPENDENT_LAUNCH");
-    bool off = env && strcmp(env, "0") == 0;
-    ok = !off && cuarr_device_arch(device, &arch) == CUARR_OK && arch >= 90 ? 2 : 1;
-    __atomic_store_n(&dependent_ok[device], ok, __ATOMIC_RELAXED);
-  }
-  if (ok != 2)
+  /* Dependent launches where the device's facts allow them (sm_90 and newer, unless
+   * CUARR_DEPENDENT_LAUNCH=0 asks for plain ones, for measurements); plain ones elsewhere. */
+  const cuarr_device_facts *facts;
+  if (cuarr_device_facts_get(device, &facts) != CUARR_OK || !facts->dependent_launch)
     return cuarr_cu_check(cuarr_cu.cuLaunchKernel(f, grid_x, grid_y, 1, block_x, block_y, 1,
                                                   shared_bytes, stream, args, NULL),
                           "cuLaunchKernel");

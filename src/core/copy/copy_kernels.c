@@ -20,11 +20,6 @@
 #include "copy/copy_source.h"
 #include "array/span.h"
 
-/* Devices with a kernel table (ordinals 0..MAX_DEVICES-1). */
-#define MAX_DEVICES 64
-/* Grid cap: blocks per multiprocessor.  Beyond what is resident at once, so that the last
- * wave of a grid-stride launch is a small share of the work whatever the occupancy. */
-#define BLOCKS_PER_SM 128
 /* Elements per thread that a block is sized for (the copy kernels keep 4 loads in flight). */
 #define ELEMENTS_PER_THREAD 4
 
@@ -42,27 +37,26 @@ typedef struct device_kernels {
 
 /* Allocated on a device's first use and kept for the life of the process, as are the modules
  * the compile service loaded. */
-static _Atomic(device_kernels *) tables[MAX_DEVICES];
+static _Atomic(device_kernels *) tables[CUARR_MAX_DEVICES];
 static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static cuarr_status device_table(int device, device_kernels **out) {
-  if (device < 0 || device >= MAX_DEVICES)
+  if (device < 0 || device >= CUARR_MAX_DEVICES)
     return cuarr_fail(CUARR_VALUE_ERROR, "device %d: cuarr's kernels support devices 0 to %d",
-                      device, MAX_DEVICES - 1);
+                      device, CUARR_MAX_DEVICES - 1);
   device_kernels *t = atomic_load_explicit(&tables[device], memory_order_acquire);
   if (t) {
     *out = t;
     return CUARR_OK;
   }
-  cuarr_device_props props;
-  CUARR_TRY(cuarr_device_properties(device, &props));
+  const cuarr_device_facts *facts;
+  CUARR_TRY(cuarr_device_facts_get(device, &facts));
   pthread_mutex_lock(&tables_lock);
   t = atomic_load_explicit(&tables[device], memory_order_relaxed);
   if (!t) {
     t = calloc(1, sizeof *t); /* all slots NULL: a null pointer is all-zero bits here */
     if (t) {
-      int sms = props.multiprocessors > 0 ? props.multiprocessors : 1;
-      t->max_blocks = (unsigned)sms * BLOCKS_PER_SM;
+      t->max_blocks = facts->grid_stride_blocks;
       atomic_store_explicit(&tables[device], t, memory_order_release);
     }
   }

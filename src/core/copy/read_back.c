@@ -30,25 +30,19 @@ enum {
   SPIN_NS = 200000                   /* busy-waiting at most this long */
 };
 
-enum { MAX_DEVICES = 64 }; /* devices past this take the copy engine */
-
 /* Per device: 0 not known yet, 1 the kernel path is unavailable, 2 available (unified
  * addressing); then the kernel once compiled. */
-static atomic_int usable[MAX_DEVICES];
-static _Atomic(CUfunction) kernels[MAX_DEVICES];
+static atomic_int usable[CUARR_MAX_DEVICES];
+static _Atomic(CUfunction) kernels[CUARR_MAX_DEVICES];
 static atomic_uint next_tag;
 
 static bool kernel_path(int device, CUfunction *f) {
-  if (device < 0 || device >= MAX_DEVICES)
+  if (device < 0 || device >= CUARR_MAX_DEVICES)
     return false;
   int u = atomic_load_explicit(&usable[device], memory_order_relaxed);
   if (u == 0) {
-    int unified = 0;
-    CUdevice dev;
-    bool ok = cuarr_cu.cuDeviceGet(&dev, device) == CUDA_SUCCESS &&
-              cuarr_cu.cuDeviceGetAttribute(&unified, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING,
-                                            dev) == CUDA_SUCCESS &&
-              unified;
+    const cuarr_device_facts *facts;
+    bool ok = cuarr_device_facts_get(device, &facts) == CUARR_OK && facts->unified_addressing;
     u = ok ? 2 : 1;
     atomic_store_explicit(&usable[device], u, memory_order_relaxed);
   }

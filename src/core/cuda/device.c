@@ -4,7 +4,8 @@
  * cuarr works in each device's primary context (cuDevicePrimaryCtxRetain), so it shares one
  * context with any CUDA runtime code in the process (an engine's renderer, another library).
  * A device's context is retained once, on first use, and kept for the life of the process.
- * Nothing here touches the driver before a function needs it.
+ * Nothing here touches the driver before a function needs it.  What the engines read on every
+ * call (architecture, multiprocessors, launch geometry) is kept in device_facts.c.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -15,32 +16,28 @@
 /* A driver call whose failure names the function alone, not its argument expressions. */
 #define CHECKED(fn, ...) CUARR_TRY(cuarr_cu_check(cuarr_cu.fn(__VA_ARGS__), #fn))
 
-/* cuarr sees at most this many devices; more are not reported. */
-#define MAX_DEVICES 64
-
 typedef struct device_slot {
   CUdevice dev;  /* valid once known is set */
   bool known;    /* dev looked up */
   CUcontext ctx; /* primary context; NULL until retained */
-  int arch;      /* major*10+minor; 0 until asked */
 } device_slot;
 
 /* Process-wide, guarded by devices_lock. */
 static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
 static int n_devices = -1; /* -1 until counted; the count is fixed once cuInit has run (set
                               once under the lock, read without it once set) */
-static device_slot devices[MAX_DEVICES];
+static device_slot devices[CUARR_MAX_DEVICES];
 
 /* The primary contexts this thread has already obtained.  A context, once retained, stays the
  * same for the process, so re-activating a device the thread has used costs no lock. */
-static _Thread_local CUcontext thread_contexts[MAX_DEVICES];
+static _Thread_local CUcontext thread_contexts[CUARR_MAX_DEVICES];
 
 static cuarr_status count_locked(void) {
   if (n_devices >= 0)
     return CUARR_OK;
   int n = 0;
   CHECKED(cuDeviceGetCount, &n);
-  __atomic_store_n(&n_devices, n > MAX_DEVICES ? MAX_DEVICES : n, __ATOMIC_RELEASE);
+  __atomic_store_n(&n_devices, n > CUARR_MAX_DEVICES ? CUARR_MAX_DEVICES : n, __ATOMIC_RELEASE);
   return CUARR_OK;
 }
 
@@ -105,7 +102,7 @@ static cuarr_status retain_locked(int device) {
 }
 
 cuarr_status cuarr_device_context(int device, CUcontext *out) {
-  if (device >= 0 && device < MAX_DEVICES && thread_contexts[device]) {
+  if (device >= 0 && device < CUARR_MAX_DEVICES && thread_contexts[device]) {
     *out = thread_contexts[device];
     return CUARR_OK;
   }
@@ -141,30 +138,10 @@ cuarr_status cuarr_device_synchronize(int device) {
 }
 
 cuarr_status cuarr_device_arch(int device, int *arch) {
-  CUARR_TRY(cuarr_device_check(device));
-  pthread_mutex_lock(&devices_lock);
-  device_slot *d = &devices[device];
-  cuarr_status s = CUARR_OK;
-  if (d->arch == 0) {
-    CUdevice dev;
-    int major = 0, minor = 0;
-    s = handle_locked(device, &dev);
-    if (s == CUARR_OK)
-      s = cuarr_cu_check(
-          cuarr_cu.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev),
-          "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)");
-    if (s == CUARR_OK)
-      s = cuarr_cu_check(
-          cuarr_cu.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev),
-          "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)");
-    if (s == CUARR_OK)
-      d->arch = major * 10 + minor;
-  }
-  int a = d->arch;
-  pthread_mutex_unlock(&devices_lock);
-  if (s == CUARR_OK)
-    *arch = a;
-  return s;
+  const cuarr_device_facts *f;
+  CUARR_TRY(cuarr_device_facts_get(device, &f));
+  *arch = f->arch;
+  return CUARR_OK;
 }
 
 static cuarr_status attribute(CUdevice dev, CUdevice_attribute which, const char *name, int *out) {

@@ -1,6 +1,6 @@
 /*
  * elementwise_cache.c -- each program's compiled variants (a function table, found by key
- * without locks: compile/function_table.c), and the launch geometry of each device.
+ * without locks: compile/function_table.c).
  *
  * Every operator call looks its kernel up here: the key is a small fixed struct
  * (elementwise_private.h), hashed eight bytes at a time.
@@ -65,28 +65,4 @@ void cuarr_ew_program_release(cuarr_ew_program *program) {
     return;
   cuarr_function_table_free(c->table);
   free(c);
-}
-
-/* ---------------------------------------------------------------- launch geometry */
-
-#define MAX_DEVICES 64
-/* Grid cap, blocks per multiprocessor: as copy_kernels.c's, beyond what is resident at once,
- * so that the last wave of a grid-stride launch is a small share of the work. */
-#define BLOCKS_PER_SM 128
-
-static _Atomic unsigned max_blocks[MAX_DEVICES];
-
-cuarr_status cuarr_ew_max_blocks(int device, unsigned *out) {
-  if (device < 0 || device >= MAX_DEVICES)
-    return cuarr_fail(CUARR_VALUE_ERROR, "device %d: cuarr's kernels support devices 0 to %d",
-                      device, MAX_DEVICES - 1);
-  unsigned b = atomic_load_explicit(&max_blocks[device], memory_order_relaxed);
-  if (!b) { /* two threads may both ask: they store the same value */
-    cuarr_device_props props;
-    CUARR_TRY(cuarr_device_properties(device, &props));
-    b = (unsigned)(props.multiprocessors > 0 ? props.multiprocessors : 1) * BLOCKS_PER_SM;
-    atomic_store_explicit(&max_blocks[device], b, memory_order_relaxed);
-  }
-  *out = b;
-  return CUARR_OK;
 }

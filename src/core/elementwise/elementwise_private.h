@@ -80,7 +80,12 @@ CUfunction cuarr_ew_cache_find(cuarr_ew_cache *c, const cuarr_ew_key *k, uint64_
 /* Publish a compiled kernel (a concurrent duplicate keeps the first). */
 cuarr_status cuarr_ew_cache_add(cuarr_ew_cache *c, const cuarr_ew_key *k, uint64_t hash,
                                 CUfunction f);
-/* The device's grid cap (multiprocessors x blocks per multiprocessor), read once. */
-cuarr_status cuarr_ew_max_blocks(int device, unsigned *out);
+/* The device's grid cap (its facts' grid_stride_blocks: cuda/device_facts.h). */
+static inline cuarr_status cuarr_ew_max_blocks(int device, unsigned *out) {
+  const cuarr_device_facts *f;
+  CUARR_TRY(cuarr_device_facts_get(device, &f));
+  *out = f->grid_stride_blocks;
+  return CUARR_OK;
+}
 
 #endif

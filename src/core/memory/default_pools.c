@@ -16,9 +16,8 @@
 
 #include "internal.h"
 
-enum { MAX_DEVICES = 64 };
 
-static _Atomic(cuarr_pool *) device_pools[MAX_DEVICES];
+static _Atomic(cuarr_pool *) device_pools[CUARR_MAX_DEVICES];
 static _Atomic(cuarr_pool *) pinned_pool;
 static pthread_mutex_t create_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -129,15 +128,15 @@ static cuarr_pool *device_pool_new(int device) {
 
 cuarr_pool *cuarr_device_pool(int device) {
   /* Fast path, without a lock: every device allocation comes here. */
-  if (device >= 0 && device < MAX_DEVICES) {
+  if (device >= 0 && device < CUARR_MAX_DEVICES) {
     cuarr_pool *p = atomic_load_explicit(&device_pools[device], memory_order_acquire);
     if (p)
       return p;
   }
   if (cuarr_device_check(device) != CUARR_OK)
     return NULL;
-  if (device >= MAX_DEVICES) {
-    cuarr_fail(CUARR_NOT_AVAILABLE, "cuarr handles devices 0 to %d, not %d", MAX_DEVICES - 1,
+  if (device >= CUARR_MAX_DEVICES) {
+    cuarr_fail(CUARR_NOT_AVAILABLE, "cuarr handles devices 0 to %d, not %d", CUARR_MAX_DEVICES - 1,
                device);
     return NULL;
   }

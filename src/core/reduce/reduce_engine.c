@@ -30,8 +30,7 @@
 #define THREADS 256
 #define MAX_SLOTS 16    /* array inputs of one reduction */
 #define MAX_INPUTS 64   /* every input */
-#define BLOCKS_PER_SM 8 /* resident 256-thread blocks that fill a multiprocessor */
-#define MAX_DEVICES 64
+#define RESIDENT_BLOCKS_PER_SM 8 /* resident 256-thread blocks that fill a multiprocessor */
 #define LAYOUT_MAXDIM 32 /* the arrays of kernels/templates/reduction.cu's cuarr_red_layout */
 #define MAX_OPTIONS 32   /* a program's own NVRTC options (the binding takes as many) */
 #define FAST_COMPILE "--Ofast-compile=min"
@@ -169,18 +168,9 @@ static bool cols_vectorise(const plan *p, int v) {
 }
 
 static cuarr_status multiprocessors(int device, unsigned *out) {
-  static unsigned sms[MAX_DEVICES];
-  if (device < 0 || device >= MAX_DEVICES)
-    return cuarr_fail(CUARR_VALUE_ERROR, "device %d: cuarr's kernels support devices 0 to %d",
-                      device, MAX_DEVICES - 1);
-  unsigned n = __atomic_load_n(&sms[device], __ATOMIC_RELAXED);
-  if (!n) {
-    cuarr_device_props props;
-    CUARR_TRY(cuarr_device_properties(device, &props));
-    n = props.multiprocessors > 0 ? (unsigned)props.multiprocessors : 1;
-    __atomic_store_n(&sms[device], n, __ATOMIC_RELAXED);
-  }
-  *out = n;
+  const cuarr_device_facts *f;
+  CUARR_TRY(cuarr_device_facts_get(device, &f));
+  *out = f->multiprocessors;
   return CUARR_OK;
 }
 
@@ -589,7 +579,7 @@ cuarr_status cuarr_red_launch(cuarr_context *ctx, int device, cuarr_red_program 
     return cuarr_fail(CUARR_VALUE_ERROR, "reduction %s over an empty axis has no identity",
                       program->name);
   choose_variant(&p);
-  plan_grid(&p, sms * BLOCKS_PER_SM);
+  plan_grid(&p, sms * RESIDENT_BLOCKS_PER_SM);
   CUARR_TRY(cuarr_device_activate(device));
 
   red_key key;
@@ -605,8 +595,9 @@ cuarr_status cuarr_red_launch(cuarr_context *ctx, int device, cuarr_red_program 
   CUdeviceptr counters = 0;
   bool zero_counters = false;
   if (p.splits > 1) {
-    zero_counters = cuarr_red_split_counters(device, stream, p.gx, (size_t)sms * BLOCKS_PER_SM,
-                                             &counters) != CUARR_OK;
+    zero_counters =
+        cuarr_red_split_counters(device, stream, p.gx, (size_t)sms * RESIDENT_BLOCKS_PER_SM,
+                                 &counters) != CUARR_OK;
     int64_t bytes = (p.n_out * (int64_t)p.splits * (int64_t)types->acc_size + 15) & ~(int64_t)15;
     int64_t total = bytes + (zero_counters ? 4 * (int64_t)p.gx : 0);
     CUARR_TRY(cuarr_array_empty(device, CUARR_UINT8, 1, &total, false, stream,
@@ -640,7 +631,7 @@ cuarr_status cuarr_red_launch_row(int device, CUstream stream, cuarr_red_program
   if (!plan_row(&p, n_in, in, out))
     return CUARR_OK;
   choose_variant(&p);
-  plan_grid(&p, sms * BLOCKS_PER_SM);
+  plan_grid(&p, sms * RESIDENT_BLOCKS_PER_SM);
   if (p.splits > 1)
     return CUARR_OK;
   *launched = true;
@@ -674,7 +665,7 @@ cuarr_status cuarr_red_plan_describe(const cuarr_red_program *program, int n_in,
   plan p;
   CUARR_TRY(plan_layout(&p, program, n_in, in, out, axes, full));
   choose_variant(&p);
-  plan_grid(&p, multiprocessors * BLOCKS_PER_SM);
+  plan_grid(&p, multiprocessors * RESIDENT_BLOCKS_PER_SM);
   *info = (cuarr_red_plan_info){.variant = p.variant,
                                 .vec = p.vec,
                                 .layout = p.layout,

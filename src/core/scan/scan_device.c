@@ -16,17 +16,17 @@
  * there before the launch; it is released once the kernel is queued (the pool is
  * stream-ordered).
  *
- * Kernels are found in a fixed table keyed by (device, dtypes, op, shape, width): a hit is an
- * atomic load, with no lock, no allocation and no source text; a miss builds the source and
- * asks the compile service (cuarr_kernel_get), which caches the compiled module.
+ * Kernels are found in a function table (compile/function_table.h) keyed by (device, dtypes,
+ * op, shape, width): a hit takes no lock, allocates nothing and builds no source text; a miss
+ * builds the source and asks the compile service (cuarr_kernel_get), which caches the
+ * compiled module.
  */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "array/span.h"
+#include "compile/function_table.h"
 #include "compile/hash.h"
 #include "scan/scan_device.h"
 
@@ -278,21 +278,16 @@ cuarr_status cuarr_scan_plan_describe(int ndim, const int64_t *shape, int axis, 
 
 /* ---------------------------------------------------------------- the dispatch table */
 
-/* Open addressing over a fixed table; slots are never emptied.  A key is published (release)
- * after its function, so a reader that sees the key (acquire) sees the function.  When the
- * table is full the kernel is still found, through the compile service, at the cost of
- * building its source. */
-#define TABLE_SLOTS 4096
+/* One function table (compile/function_table.h) for every device, made on first use and kept
+ * for the life of the process, as are the modules the compile service loaded. */
+static void *scan_table;
 
-typedef struct slot {
-  _Atomic uint64_t key; /* 0: empty */
-  CUfunction function;
-} slot;
+static void *make_table(void *arg) {
+  (void)arg;
+  return cuarr_function_table_new();
+}
 
-static slot table[TABLE_SLOTS];
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Every field packed (and + 1, so that no key is 0); 0 when the device is beyond the table. */
+/* Every field packed (and + 1, so that no key is 0); 0 when the device is beyond the key. */
 static uint64_t key_of(int device, const cuarr_scan_variant *v) {
   if (device < 0 || device > 0xffff)
     return 0;
@@ -306,41 +301,15 @@ static uint64_t key_of(int device, const cuarr_scan_variant *v) {
   return k + 1;
 }
 
-static size_t slot_of(uint64_t key) {
-  return (size_t)(cuarr_hash_bytes(CUARR_HASH_SEED, &key, sizeof key) & (TABLE_SLOTS - 1));
-}
-
-static CUfunction table_find(uint64_t key) {
-  size_t i = slot_of(key);
-  for (int probe = 0; probe < TABLE_SLOTS; probe++, i = (i + 1) & (TABLE_SLOTS - 1)) {
-    uint64_t k = atomic_load_explicit(&table[i].key, memory_order_acquire);
-    if (k == key)
-      return table[i].function;
-    if (k == 0)
-      return NULL;
-  }
-  return NULL;
-}
-
-static void table_add(uint64_t key, CUfunction f) {
-  pthread_mutex_lock(&table_lock);
-  size_t i = slot_of(key);
-  for (int probe = 0; probe < TABLE_SLOTS; probe++, i = (i + 1) & (TABLE_SLOTS - 1)) {
-    uint64_t k = atomic_load_explicit(&table[i].key, memory_order_relaxed);
-    if (k == key) /* another thread added it meanwhile */
-      break;
-    if (k == 0) {
-      table[i].function = f;
-      atomic_store_explicit(&table[i].key, key, memory_order_release);
-      break;
-    }
-  }
-  pthread_mutex_unlock(&table_lock);
-}
-
 static cuarr_status kernel_for(int device, const cuarr_scan_variant *v, CUfunction *out) {
+  cuarr_function_table *table = cuarr_make_once(&scan_table, make_table, NULL);
+  if (!table) {
+    cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for the scan kernels' table");
+    return CUARR_OUT_OF_MEMORY;
+  }
   uint64_t key = key_of(device, v);
-  CUfunction f = key ? table_find(key) : NULL;
+  uint64_t hash = cuarr_hash_bytes(CUARR_HASH_SEED, &key, sizeof key);
+  CUfunction f = key ? cuarr_function_table_find(table, &key, sizeof key, hash) : NULL;
   if (!f) {
     char name[128];
     cuarr_scan_variant_name(v, name, sizeof name);
@@ -351,8 +320,9 @@ static cuarr_status kernel_for(int device, const cuarr_scan_variant *v, CUfuncti
     free(source);
     if (s != CUARR_OK)
       return s;
+    /* Not kept when out of host memory: the next call asks the compile service again. */
     if (key)
-      table_add(key, f);
+      (void)cuarr_function_table_add(table, &key, sizeof key, hash, f);
   }
   *out = f;
   return CUARR_OK;
