@@ -33,11 +33,19 @@ static void test_fill(void) {
   FILL(&t, "for (${I} k = ${first}; k < ${n}; k += ${step}) { x[k] = ${first}; }\n",
        SLOT("I", "unsigned int"), SLOT("first", "threadIdx.x"), INT_SLOT("n", 1024),
        SLOT("step", "blockDim.x"));
-  FILL(&t, "no slots\n");
+  cuarr_text_fill(&t, "no slots\n", NULL, 0);
   char *s = cuarr_text_finish(&t);
   CHECK(s && strcmp(s, "for (unsigned int k = threadIdx.x; k < 1024; k += blockDim.x) "
                        "{ x[k] = threadIdx.x; }\nno slots\n") == 0,
         "named slots: text and numbers, a slot used twice, a template with none");
+  free(s);
+
+  cuarr_text in = {0};
+  FILL_AT(&in, "    ", "{\n  ${x} = ${expr};\n#pragma unroll\n\n}\n", SLOT("x", "y"),
+          SLOT("expr", "a\n+ b"));
+  s = cuarr_text_finish(&in);
+  CHECK(s && strcmp(s, "    {\n      y = a\n+ b;\n#pragma unroll\n\n    }\n") == 0,
+        "an indented template: its lines indented, not `#` lines, empty lines or a value's own");
   free(s);
 
   cuarr_text u = {0};
@@ -125,18 +133,31 @@ static void test_program(void) {
   free(s);
 }
 
+/* The options a generated kernel compiles with, as a list of n strings joined by spaces. */
+static bool options_are(const char *const *own, int n, const char *expected) {
+  const char *out[8];
+  int count = cuarr_codegen_compile_options(own, n, out);
+  char joined[256] = "";
+  for (int i = 0; i < count; i++)
+    snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s", i ? " " : "", out[i]);
+  if (strcmp(joined, expected) != 0)
+    printf("# options: \"%s\", expected \"%s\"\n", joined, expected);
+  return strcmp(joined, expected) == 0;
+}
+
 static void test_fast_compile_mode(void) {
   const char *none[] = {"-std=c++17", "--use_fast_math"};
   const char *long_form[] = {"-std=c++17", "--Ofast-compile=0"};
   const char *short_form[] = {"-Ofc=max"};
   const char *lookalike[] = {"-DOfc=1", "--Ofast"};
-  CHECK(!cuarr_codegen_options_choose_mode(none, 2) &&
-            !cuarr_codegen_options_choose_mode(NULL, 0) &&
-            !cuarr_codegen_options_choose_mode(lookalike, 2),
-        "options that choose no fast-compile mode get cuarr's");
-  CHECK(cuarr_codegen_options_choose_mode(long_form, 2) &&
-            cuarr_codegen_options_choose_mode(short_form, 1),
-        "a program's --Ofast-compile=0 or -Ofc=max stands instead of cuarr's");
+  CHECK(options_are(none, 2, "-std=c++17 --use_fast_math " CUARR_FAST_COMPILE_OPTION) &&
+            options_are(NULL, 0, CUARR_FAST_COMPILE_OPTION) &&
+            options_are(lookalike, 2, "-DOfc=1 --Ofast " CUARR_FAST_COMPILE_OPTION),
+        "options that choose no fast-compile mode get cuarr's, after them");
+  CHECK(options_are(long_form, 2, "-std=c++17 --Ofast-compile=0") &&
+            options_are(short_form, 1, "-Ofc=max"),
+        "a program's --Ofast-compile=0 or -Ofc=max stands alone: ElementwiseKernel and "
+        "ReductionKernel leave cuarr's out");
 }
 
 int main(void) {

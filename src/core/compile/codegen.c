@@ -58,6 +58,16 @@ void cuarr_text_printf(cuarr_text *t, const char *fmt, ...) {
   t->len += (size_t)n;
 }
 
+void cuarr_text_take(cuarr_text *t, cuarr_text *part) {
+  if (part->failed && !t->failed) {
+    t->failed = true;
+    memcpy(t->bad_slot, part->bad_slot, sizeof t->bad_slot);
+  } else if (part->p) {
+    cuarr_text_putn(t, part->p, part->len);
+  }
+  cuarr_text_free(part);
+}
+
 char *cuarr_text_finish(cuarr_text *t) {
   if (!t->failed && t->p)
     return t->p;
@@ -88,21 +98,46 @@ static void slot_error(cuarr_text *t, const char *what, const char *name, size_t
   t->failed = true;
 }
 
-void cuarr_text_fill(cuarr_text *t, const char *tmpl, const cuarr_slot *slots, int n_slots) {
+/* n characters of a template's own text, each line it starts indented (a line that starts with
+ * `#`, a preprocessor line, is not); *line_start: whether the text so far ends a line. */
+static void put_template_text(cuarr_text *t, const char *indent, const char *s, size_t n,
+                              bool *line_start) {
+  if (!*indent) {
+    cuarr_text_putn(t, s, n);
+    return;
+  }
+  while (n > 0) {
+    if (*line_start && *s != '#' && *s != '\n')
+      cuarr_text_put(t, indent);
+    size_t line = 0;
+    while (line < n && s[line] != '\n')
+      line++;
+    if (line < n)
+      line++; /* with its newline */
+    cuarr_text_putn(t, s, line);
+    *line_start = s[line - 1] == '\n';
+    s += line;
+    n -= line;
+  }
+}
+
+void cuarr_text_fill_indented(cuarr_text *t, const char *indent, const char *tmpl,
+                              const cuarr_slot *slots, int n_slots) {
   enum { MAX_SLOTS = 64 };
   if (n_slots > MAX_SLOTS) {
     slot_error(t, "table too long", "", 0);
     return;
   }
   unsigned long long used = 0;
+  bool line_start = true;
   const char *p = tmpl;
   for (;;) {
     const char *open = strstr(p, "${");
     if (!open) {
-      cuarr_text_put(t, p);
+      put_template_text(t, indent, p, strlen(p), &line_start);
       break;
     }
-    cuarr_text_putn(t, p, (size_t)(open - p));
+    put_template_text(t, indent, p, (size_t)(open - p), &line_start);
     const char *name = open + 2, *close = strchr(name, '}');
     if (!close) {
       slot_error(t, "not closed", name, strcspn(name, "\n"));
@@ -117,10 +152,13 @@ void cuarr_text_fill(cuarr_text *t, const char *tmpl, const cuarr_slot *slots, i
       return;
     }
     used |= 1ull << k;
+    if (line_start && *indent)
+      cuarr_text_put(t, indent);
     if (slots[k].text)
       cuarr_text_put(t, slots[k].text);
     else
       cuarr_text_printf(t, "%lld", slots[k].number);
+    line_start = false; /* a value's own newlines (a user's expression) start no template line */
     p = close + 1;
   }
   for (int k = 0; k < n_slots; k++)
@@ -128,6 +166,10 @@ void cuarr_text_fill(cuarr_text *t, const char *tmpl, const cuarr_slot *slots, i
       slot_error(t, "is not in the template", slots[k].name, strlen(slots[k].name));
       return;
     }
+}
+
+void cuarr_text_fill(cuarr_text *t, const char *tmpl, const cuarr_slot *slots, int n_slots) {
+  cuarr_text_fill_indented(t, "", tmpl, slots, n_slots);
 }
 
 /* ---------------------------------------------------------------- names in generated code */
@@ -200,12 +242,36 @@ char *cuarr_codegen_program(const char *family_template, int n, cuarr_kernel_wri
 
 /* ---------------------------------------------------------------- compile options */
 
-bool cuarr_codegen_options_choose_mode(const char *const *options, int n) {
-  /* NVRTC's two spellings; it refuses -Ofast-compile and --Ofc. */
+/* Whether the options choose a fast-compile mode: NVRTC's two spellings (it refuses
+ * -Ofast-compile and --Ofc). */
+static bool chooses_mode(const char *const *options, int n) {
   static const char *const spellings[] = {"--Ofast-compile", "-Ofc"};
   for (int i = 0; i < n; i++)
     for (size_t s = 0; s < sizeof spellings / sizeof spellings[0]; s++)
       if (options[i] && strncmp(options[i], spellings[s], strlen(spellings[s])) == 0)
         return true;
   return false;
+}
+
+int cuarr_codegen_compile_options(const char *const *options, int n, const char **out) {
+  for (int i = 0; i < n; i++)
+    out[i] = options[i];
+  if (chooses_mode(options, n))
+    return n;
+  out[n] = CUARR_FAST_COMPILE_OPTION;
+  return n + 1;
+}
+
+cuarr_status cuarr_codegen_kernel_get(int device, const char *source, const char *kernel_name,
+                                      const char *const *options, int n_options, CUfunction *out) {
+  const char **all = malloc(((size_t)n_options + 1) * sizeof *all);
+  if (!all)
+    return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for NVRTC options");
+  int n = cuarr_codegen_compile_options(options, n_options, all);
+  cuarr_status s = cuarr_kernel_get(device, source, kernel_name, all, n, out);
+  free(all);
+  if (n > n_options && s == CUARR_COMPILE_ERROR &&
+      strstr(cuarr_last_error(), CUARR_FAST_COMPILE_OPTION))
+    s = cuarr_kernel_get(device, source, kernel_name, options, n_options, out);
+  return s;
 }

@@ -35,6 +35,9 @@ __attribute__((format(printf, 2, 3)))
 #endif
 void cuarr_text_printf(cuarr_text *t, const char *fmt, ...);
 
+/* Append part's text to t and free part; a failed part fails t (with its slot error). */
+void cuarr_text_take(cuarr_text *t, cuarr_text *part);
+
 /* The text (malloc'd, the caller's), or NULL with the error set and the text freed:
  * CUARR_OUT_OF_MEMORY, or CUARR_VALUE_ERROR naming a template slot that had no value. */
 char *cuarr_text_finish(cuarr_text *t);
@@ -59,11 +62,20 @@ typedef struct cuarr_slot {
  * named (cuarr_text_finish reports it).  At most 64 slots. */
 void cuarr_text_fill(cuarr_text *t, const char *tmpl, const cuarr_slot *slots, int n_slots);
 
+/* The same with every line the template starts indented by `indent` (not lines that start
+ * with `#`, which preprocessor lines leave at the margin): a template is written at the
+ * margin and placed at any depth of the generated code. */
+void cuarr_text_fill_indented(cuarr_text *t, const char *indent, const char *tmpl,
+                              const cuarr_slot *slots, int n_slots);
+
 /* cuarr_text_fill with the slots listed in place:
  *   FILL(t, "${a} = ${b};\n", SLOT("a", x), INT_SLOT("b", 4)); */
 #define FILL(t, tmpl, ...)                                                                         \
   cuarr_text_fill((t), (tmpl), (const cuarr_slot[]){__VA_ARGS__},                                  \
                   (int)(sizeof((const cuarr_slot[]){__VA_ARGS__}) / sizeof(cuarr_slot)))
+#define FILL_AT(t, indent, tmpl, ...)                                                              \
+  cuarr_text_fill_indented((t), (indent), (tmpl), (const cuarr_slot[]){__VA_ARGS__},               \
+                           (int)(sizeof((const cuarr_slot[]){__VA_ARGS__}) / sizeof(cuarr_slot)))
 
 /* ---------------------------------------------------------------- names in generated code */
 
@@ -115,10 +127,16 @@ char *cuarr_codegen_program(const char *family_template, int n, cuarr_kernel_wri
  * without it. */
 #define CUARR_FAST_COMPILE_OPTION "--Ofast-compile=min"
 
-/* Whether a program's own options choose a fast-compile mode (--Ofast-compile=... or -Ofc=...,
- * NVRTC's spellings), which then stands alone: CUARR_FAST_COMPILE_OPTION is not added (NVRTC
- * takes the last of two, which would be ours).  For ElementwiseKernel and ReductionKernel
- * alike. */
-bool cuarr_codegen_options_choose_mode(const char *const *options, int n);
+/* The options a generated kernel compiles with, in out (room for n + 1): the program's own,
+ * then CUARR_FAST_COMPILE_OPTION unless they choose a mode themselves (--Ofast-compile=... or
+ * -Ofc=..., NVRTC's spellings; NVRTC takes the last of two, which would be ours).  One rule
+ * for ElementwiseKernel and ReductionKernel alike.  Returns the count. */
+int cuarr_codegen_compile_options(const char *const *options, int n, const char **out);
+
+/* cuarr_kernel_get for a generated kernel of a program with these options of its own, with
+ * cuarr_codegen_compile_options's, and again with the program's alone where NVRTC does not
+ * know CUARR_FAST_COMPILE_OPTION. */
+cuarr_status cuarr_codegen_kernel_get(int device, const char *source, const char *kernel_name,
+                                      const char *const *options, int n_options, CUfunction *out);
 
 #endif
