@@ -41,16 +41,18 @@ static void test_fill(void) {
   free(s);
 
   cuarr_text in = {0};
+  cuarr_text_put_at(&in, "  ", "/* a */\n/* b */\n");
   FILL_AT(&in, "    ", "{\n  ${x} = ${expr};\n#pragma unroll\n\n}\n", SLOT("x", "y"),
           SLOT("expr", "a\n+ b"));
   s = cuarr_text_finish(&in);
-  CHECK(s && strcmp(s, "    {\n      y = a\n+ b;\n#pragma unroll\n\n    }\n") == 0,
+  CHECK(s && strcmp(s, "  /* a */\n  /* b */\n"
+                       "    {\n      y = a\n+ b;\n#pragma unroll\n\n    }\n") == 0,
         "an indented template: its lines indented, not `#` lines, empty lines or a value's own");
   free(s);
 
   cuarr_text u = {0};
   FILL(&u, "${a} + ${b}", SLOT("a", "1"));
-  FILL(&u, "more text after the error");
+  cuarr_text_put(&u, "more text after the error");
   s = cuarr_text_finish(&u);
   CHECK(!s && strstr(cuarr_last_error(), "code generator") && strstr(cuarr_last_error(), "${b}") &&
             strstr(cuarr_last_error(), "no value"),

@@ -168,6 +168,10 @@ void cuarr_text_fill_indented(cuarr_text *t, const char *indent, const char *tmp
     }
 }
 
+void cuarr_text_put_at(cuarr_text *t, const char *indent, const char *tmpl) {
+  cuarr_text_fill_indented(t, indent, tmpl, NULL, 0);
+}
+
 void cuarr_text_fill(cuarr_text *t, const char *tmpl, const cuarr_slot *slots, int n_slots) {
   cuarr_text_fill_indented(t, "", tmpl, slots, n_slots);
 }

@@ -68,7 +68,10 @@ void cuarr_text_fill(cuarr_text *t, const char *tmpl, const cuarr_slot *slots, i
 void cuarr_text_fill_indented(cuarr_text *t, const char *indent, const char *tmpl,
                               const cuarr_slot *slots, int n_slots);
 
-/* cuarr_text_fill with the slots listed in place:
+/* A template with no slots, indented so. */
+void cuarr_text_put_at(cuarr_text *t, const char *indent, const char *tmpl);
+
+/* cuarr_text_fill with the slots (one or more) listed in place:
  *   FILL(t, "${a} = ${b};\n", SLOT("a", x), INT_SLOT("b", 4)); */
 #define FILL(t, tmpl, ...)                                                                         \
   cuarr_text_fill((t), (tmpl), (const cuarr_slot[]){__VA_ARGS__},                                  \

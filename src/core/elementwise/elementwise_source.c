@@ -206,9 +206,9 @@ static void put_element(gen *g, access a, const char *index, const char *in) {
   /* The operation as written, in a block of its own.  The newline before ';' ends a `//`
    * comment on the operation's last line; the ';' lets an operation omit its last semicolon,
    * as CuPy's template allows. */
-  FILL_AT(t, in, "{\n");
+  cuarr_text_put_at(t, in, "{\n");
   FILL(t, "${operation}\n;\n", SLOT("operation", g->p->operation));
-  FILL_AT(t, in, "}\n");
+  cuarr_text_put_at(t, in, "}\n");
   for (int k = 0; k < g->key->n; k++) {
     if (!is_array(g, k) || !is_output(g, k))
       continue;

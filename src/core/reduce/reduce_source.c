@@ -130,7 +130,7 @@ static void put_map(gen *g, const char *ind, const char *value, const char *i, c
   char inner[64];
   snprintf(inner, sizeof inner, "%s  ", ind);
   put_combine(g, inner, acc, have, "_cuarr_m", fold_expr(g));
-  FILL_AT(t, ind, "}\n");
+  cuarr_text_put_at(t, ind, "}\n");
 }
 
 /* The output element at ptr from the result acc (output index i): post_expr sets the output
@@ -193,11 +193,11 @@ static void put_offsets(gen *g, const char *ind, bool kept, const char *index, c
   for (int k = 0; k < nops; k++)
     FILL_AT(g->t, ind, "    ${off}[${k}] += _cuarr_n * _cuarr_L.${strides}[${k}][_cuarr_d];\n",
             SLOT("off", off), INT_SLOT("k", k), SLOT("strides", strides));
-  FILL_AT(g->t, ind, "    _cuarr_q = _cuarr_r;\n  }\n");
+  cuarr_text_put_at(g->t, ind, "    _cuarr_q = _cuarr_r;\n  }\n");
   for (int k = 0; k < nops; k++) /* the index is below shape[0] now */
     FILL_AT(g->t, ind, "  ${off}[${k}] += (_cuarr_S)_cuarr_q * _cuarr_L.${strides}[${k}][0];\n",
             SLOT("off", off), INT_SLOT("k", k), SLOT("strides", strides));
-  FILL_AT(g->t, ind, "}\n");
+  cuarr_text_put_at(g->t, ind, "}\n");
 }
 
 /* Operand k's offset along the kept axes, _cuarr_k[k], as text to add to a pointer or an
