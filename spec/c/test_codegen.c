@@ -108,6 +108,19 @@ static void test_pieces(void) {
         "headers: those asked for, common.cuh before half.cuh");
   free(s);
 
+  cuarr_text k = {0};
+  cuarr_codegen_put_kernel_head(&k, 256, "add_contig");
+  s = cuarr_text_finish(&k);
+  CHECK(s && strcmp(s, "\nextern \"C\" __global__ void __launch_bounds__(256)\nadd_contig(") == 0,
+        "a kernel's opening, up to its parameters");
+  free(s);
+
+  const char *plain[] = {"a + b", NULL, "x * 2"}, *helper[] = {NULL, "CUARR_NAN(x)"},
+             *half[] = {"(__half_t)x"};
+  CHECK(!cuarr_codegen_mentions_cuarr(plain, 3) && cuarr_codegen_mentions_cuarr(helper, 2) &&
+            cuarr_codegen_mentions_cuarr(half, 1),
+        "a program's texts name cuarr's code (cuarr..., CUARR..., __half...) or not");
+
   CHECK(strcmp(cuarr_codegen_var_ctype(CUARR_FLOAT16), "float16") == 0 &&
             strcmp(cuarr_codegen_var_ctype(CUARR_FLOAT32), "float") == 0 &&
             strcmp(cuarr_codegen_dtype_code(CUARR_UINT16), "u2") == 0 &&

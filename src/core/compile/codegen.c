@@ -214,6 +214,18 @@ void cuarr_codegen_put_headers(cuarr_text *t, unsigned headers) {
     }
 }
 
+bool cuarr_codegen_mentions_cuarr(const char *const *texts, int n) {
+  for (int i = 0; i < n; i++)
+    if (texts[i] && (strcasestr(texts[i], "cuarr") || strcasestr(texts[i], "__half")))
+      return true;
+  return false;
+}
+
+void cuarr_codegen_put_kernel_head(cuarr_text *t, int threads, const char *name) {
+  FILL(t, "\nextern \"C\" __global__ void __launch_bounds__(${threads})\n${name}(",
+       INT_SLOT("threads", threads), SLOT("name", name));
+}
+
 void cuarr_codegen_put_typedefs(cuarr_text *t, int n, const char *const *names,
                                 const char *const *ctypes) {
   for (int k = 0; k < n; k++) {

@@ -104,6 +104,15 @@ enum {
 /* Those of `headers`, each followed by a newline. */
 void cuarr_codegen_put_headers(cuarr_text *t, unsigned headers);
 
+/* Whether any of the n texts (NULL ones skipped) of a program names something of cuarr's
+ * headers (every name there starts with cuarr, CUARR or __half): a built-in's text calls their
+ * helpers, and a user's kernel may call anything; a program that does carries common.cuh. */
+bool cuarr_codegen_mentions_cuarr(const char *const *texts, int n);
+
+/* The opening of a generated kernel, up to its parameters:
+ * `\nextern "C" __global__ void __launch_bounds__(<threads>)\n<name>(`. */
+void cuarr_codegen_put_kernel_head(cuarr_text *t, int threads, const char *name);
+
 /* `typedef <ctype> <name>;` for each named placeholder (names[k] NULL: none), each name once,
  * the first one's type winning (the caller has checked that they agree). */
 void cuarr_codegen_put_typedefs(cuarr_text *t, int n, const char *const *names,

@@ -408,17 +408,6 @@ static void put_parameters(gen *g, const char *index_type) {
 
 static void put_kernel(gen *g, const char *kernel_name);
 
-/* Whether the program's own text names something of common.cuh's or half.cuh's
- * (every name there starts with cuarr, CUARR or __half): the built-ins' preambles call
- * ufunc_math.cuh's helpers, and a user's kernel may call anything. */
-static bool mentions_cuarr(const cuarr_ew_program *p) {
-  const char *texts[] = {p->operation, p->preamble, p->loop_prep, p->after_loop};
-  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
-    if (texts[i] && (strcasestr(texts[i], "cuarr") || strcasestr(texts[i], "__half")))
-      return true;
-  return false;
-}
-
 /* The headers, then the kernel (written first: the headers depend on what it uses).  Each
  * header only where needed, since NVRTC reads every line of a program and a new kernel's
  * first call waits for it: common.cuh where the kernel casts or loads through it, walks a
@@ -439,8 +428,9 @@ static void put_program(gen *g, const char *kernel_name) {
     half = half || key->op[k][0] == CUARR_FLOAT16 || key->op[k][1] == CUARR_FLOAT16;
     raw = raw || (key->op[k][2] & CUARR_EW_RAW);
   }
-  const bool common =
-      g->casts || half || raw || key->layout != CUARR_EW_CONTIG || mentions_cuarr(p);
+  const char *texts[] = {p->operation, p->preamble, p->loop_prep, p->after_loop};
+  const bool common = g->casts || half || raw || key->layout != CUARR_EW_CONTIG ||
+                      cuarr_codegen_mentions_cuarr(texts, sizeof texts / sizeof texts[0]);
   cuarr_codegen_put_headers(t, (common ? CUARR_HEADER_COMMON : 0) | (half ? CUARR_HEADER_HALF : 0) |
                                    CUARR_HEADER_ELEMENTWISE);
   /* Placeholder typedefs, each once (repeating an identical typedef is legal C++ anyway). */
@@ -464,8 +454,8 @@ static void put_kernel(gen *g, const char *kernel_name) {
   const cuarr_ew_program *p = g->p;
   const cuarr_ew_key *key = g->key;
   const char *it = cuarr_codegen_index_ctype(key->wide);
-  FILL(t, "\nextern \"C\" __global__ void __launch_bounds__(${threads})\n${name}(\n    ",
-       INT_SLOT("threads", CUARR_EW_THREADS), SLOT("name", kernel_name));
+  cuarr_codegen_put_kernel_head(t, CUARR_EW_THREADS, kernel_name);
+  cuarr_text_put(t, "\n    ");
   put_parameters(g, it);
   FILL(t, ") {\n  typedef ${I} _cuarr_I;\n", SLOT("I", it));
   /* Launched as a programmatic dependent (cuarr_launch_dependent): wait for the previous

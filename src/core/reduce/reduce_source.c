@@ -522,8 +522,7 @@ static void put_parameters(gen *g) {
 static void put_kernel(gen *g, const char *name) {
   cuarr_text *t = g->t;
   const int n = g->cols ? g->vec : 1;
-  FILL(t, "\nextern \"C\" __global__ void __launch_bounds__(${threads})\n${name}(",
-       INT_SLOT("threads", THREADS), SLOT("name", name));
+  cuarr_codegen_put_kernel_head(t, THREADS, name);
   put_parameters(g);
   /* acc_t for the expressions (the built-ins' say acc_t), the scalars and raw arrays under
    * their names (raw arrays by reference: a copy of a parameter struct compiles slowly). */
@@ -567,18 +566,6 @@ static bool needs_half(const gen *g) {
     half = half || g->in[k].var_dtype == CUARR_FLOAT16 ||
            (g->in[k].array && g->storage[k] == CUARR_FLOAT16);
   return half;
-}
-
-/* Whether the program's own text names something of cuarr's headers (everything there is
- * named cuarr..., CUARR... or __half...): the built-ins call reduction_ops.cuh's helpers, and
- * a user's kernel may call anything. */
-static bool mentions_cuarr(const cuarr_red_program *p, const cuarr_red_types *types) {
-  const char *texts[] = {p->map_expr, p->reduce_expr, p->fold_expr,   p->post_expr,
-                         p->identity, p->preamble,    types->acc_type};
-  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
-    if (texts[i] && (strcasestr(texts[i], "cuarr") || strcasestr(texts[i], "__half")))
-      return true;
-  return false;
 }
 
 /* The headers, each only where needed: a new kernel's first call waits for NVRTC, which reads
@@ -672,11 +659,16 @@ char *cuarr_red_source(const cuarr_red_program *program, int n_in, const cuarr_r
   bool raw = false;
   for (int k = 0; k < n_in; k++)
     raw = raw || (in[k].array && in[k].raw);
-  if (!ns)
-    cuarr_codegen_put_headers(
-        &t, headers(g.casts, needs_half(&g), raw, mentions_cuarr(program, types)));
-  else
+  if (!ns) {
+    /* A built-in's text calls reduction_ops.cuh's helpers, a user's may call anything. */
+    const char *texts[] = {program->map_expr,  program->reduce_expr, program->fold_expr,
+                           program->post_expr, program->identity,    program->preamble,
+                           types->acc_type};
+    const bool ops = cuarr_codegen_mentions_cuarr(texts, sizeof texts / sizeof texts[0]);
+    cuarr_codegen_put_headers(&t, headers(g.casts, needs_half(&g), raw, ops));
+  } else {
     FILL(&t, "namespace ${ns} {\n", SLOT("ns", ns));
+  }
   /* Placeholder typedefs, each once: the inputs', then the output's. */
   const char **names = calloc((size_t)n_in + 1, sizeof *names),
              **ctypes = calloc((size_t)n_in + 1, sizeof *ctypes);
