@@ -166,7 +166,8 @@ template <> __device__ __forceinline__ bool cuarr_load<bool>(const bool *p) {
  * otherwise.
  *
  * Every member has type I, so the struct has no padding: the host fills it as a flat array
- * of I (n, ndim, origin[NOP], shape[ND], strides[NOP][ND]) -- see src/core/copy/copy_kernels.c and src/core/elementwise/elementwise.c. */
+ * of I (n, ndim, origin[NOP], shape[ND], strides[NOP][ND]) -- see src/core/copy/copy_kernels.c
+ * and src/core/elementwise/elementwise.c. */
 template <typename I, int ND, int NOP> struct cuarr_layout {
   I n;    /* elements */
   I ndim; /* axes in use: ND for the fixed variants; 1..ND for the generic one */

@@ -1,10 +1,11 @@
 /*
  * copy_source.c -- names and program text of the copy, transpose, fill and linear kernels.
  *
- * The templates live in kernels/ and are embedded by tools/embed.sh; here each specialisation
- * becomes one line of CUDA C that instantiates its template under a name that says what it is
- * (kernel names must be unique per program, and the name is also what the loaded module is
- * asked for).
+ * The templates live in kernels/templates/ and are embedded by tools/embed.sh; here each
+ * specialisation becomes one line of CUDA C, written from a template with named slots below,
+ * that instantiates its family's template under a name that says what it is (kernel names must
+ * be unique per program, and the name is also what the loaded module is asked for).  A program
+ * is common.cuh, the family's template and its kernels (cuarr_codegen_program).
  */
 #include <stdio.h>
 

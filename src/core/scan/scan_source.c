@@ -1,9 +1,11 @@
 /*
  * scan_source.c -- names and program text of the scan kernels.
  *
- * The templates live in kernels/templates/scan.cu (embedded by tools/embed.sh); each specialisation
- * becomes one extern "C" kernel that instantiates its template under a name saying what it is
- * (the name is also what the loaded module is asked for).
+ * The templates live in kernels/templates/scan.cu (embedded by tools/embed.sh); each
+ * specialisation becomes one extern "C" kernel, written from a template with named slots below,
+ * that instantiates its template under a name saying what it is (the name is also what the
+ * loaded module is asked for).  A program is common.cuh, scan.cu and its kernels
+ * (cuarr_codegen_program).
  */
 #include <stdio.h>
 #include <string.h>
