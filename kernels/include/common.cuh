@@ -1,8 +1,12 @@
 /*
- * common.cuh -- device code shared by every kernel cuarr generates.
+ * common.cuh -- device code shared by the kernels cuarr generates.
  *
- * Prepended to each generated program, so it includes nothing: NVRTC then needs no headers at
- * all (no cuda_fp16.h, no <type_traits>).  It holds
+ * A program carries it where its kernels use it (src/core/compile/codegen.c puts it first):
+ * every copy, fill, linear, transpose and scan program; an elementwise or reduction program
+ * whose kernel converts or loads through it, walks a strided layout, has a raw or a float16
+ * operand, or whose own text names cuarr's code.  The others leave it out: NVRTC reads every
+ * line of a program, and a new kernel's first call waits for it.  It includes nothing, so
+ * NVRTC needs no headers at all (no cuda_fp16.h, no <type_traits>).  It holds
  *  - __half_t, the kernels' float16 type (cuarr_dtype_ctype spells float16 so), with exact
  *    conversions written as inline PTX;
  *  - cuarr_cast<To>(x), cuarr's casting rules, which must give bit for bit what the host's
@@ -162,7 +166,8 @@ template <> __device__ __forceinline__ bool cuarr_load<bool>(const bool *p) {
  * otherwise.
  *
  * Every member has type I, so the struct has no padding: the host fills it as a flat array
- * of I (n, ndim, origin[NOP], shape[ND], strides[NOP][ND]) -- see src/core/copy/copy_kernels.c and src/core/elementwise/elementwise.c. */
+ * of I (n, ndim, origin[NOP], shape[ND], strides[NOP][ND]) -- see src/core/copy/copy_kernels.c
+ * and src/core/elementwise/elementwise.c. */
 template <typename I, int ND, int NOP> struct cuarr_layout {
   I n;    /* elements */
   I ndim; /* axes in use: ND for the fixed variants; 1..ND for the generic one */

@@ -1,5 +1,6 @@
 /*
- * elementwise.cu -- device helpers of the elementwise kernels (src/core/kernel/elementwise*.c).
+ * elementwise.cu -- device helpers of the elementwise kernels
+ * (src/core/elementwise/elementwise_source.c writes their loops).
  *
  * A generated program is common.cuh and half.cuh where the kernel needs them, this
  * file, the placeholder typedefs (`typedef float T;`), the program's preamble, then one
@@ -33,16 +34,9 @@ template <typename T, int V> struct alignas(sizeof(T) * V) cuarr_ew_vec {
   T v[V];
 };
 
-/* Vector j of p (p + j * V elements, aligned as the host checked). */
-template <int V, typename T, typename I>
-__device__ __forceinline__ cuarr_ew_vec<T, V> cuarr_ew_vload(const T *p, I j) {
-  return ((const cuarr_ew_vec<T, V> *)p)[j];
-}
-template <int V, typename T, typename I>
-__device__ __forceinline__ void cuarr_ew_vstore(T *p, I j, const cuarr_ew_vec<T, V> &v) {
-  ((cuarr_ew_vec<T, V> *)p)[j] = v;
-}
-/* The vector at element offset off (a multiple of V). */
+/* The vector at element offset off (a multiple of V, aligned as the host checked): the strided
+ * loops' vector loads and stores.  The contiguous loops index cuarr_ew_vec pointers
+ * directly, which compiles sooner than a function template. */
 template <int V, typename T, typename I>
 __device__ __forceinline__ cuarr_ew_vec<T, V> cuarr_ew_vload_at(const T *p, I off) {
   return *(const cuarr_ew_vec<T, V> *)(p + off);

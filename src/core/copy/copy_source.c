@@ -1,21 +1,18 @@
 /*
  * copy_source.c -- names and program text of the copy, transpose, fill and linear kernels.
  *
- * The templates live in kernels/ and are embedded by tools/embed.sh; here each specialisation
- * becomes one line of CUDA C that instantiates its template under a name that says what it is
- * (kernel names must be unique per program, and the name is also what the loaded module is
- * asked for).
+ * The templates live in kernels/templates/ and are embedded by tools/embed.sh; here each
+ * specialisation becomes one line of CUDA C, written from a template with named slots below,
+ * that instantiates its family's template under a name that says what it is (kernel names must
+ * be unique per program, and the name is also what the loaded module is asked for).  A program
+ * is common.cuh, the family's template and its kernels (cuarr_codegen_program).
  */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
+#include "compile/codegen.h"
 #include "copy/copy_source.h"
 
 #include "kernel_sources.h"
-
-/* Longest kernel text below is well under this (names and types are short). */
-#define KERNEL_TEXT_MAX 512
 
 int cuarr_copy_variant_axes(int shape) {
   return shape == CUARR_SHAPE_GENERIC ? CUARR_MAXDIM : shape;
@@ -34,8 +31,6 @@ static const char *shape_suffix(int shape) {
   static const char *const names[CUARR_NSHAPES] = {"contig", "nd1", "nd2", "nd3", "nd4", "ndN"};
   return names[shape];
 }
-
-static const char *index_ctype(bool wide) { return wide ? "unsigned long long" : "unsigned int"; }
 
 void cuarr_copy_variant_name(const cuarr_copy_variant *v, char *buf, size_t size) {
   const char *bits = v->wide ? "i64" : "i32";
@@ -58,64 +53,66 @@ void cuarr_copy_variant_name(const cuarr_copy_variant *v, char *buf, size_t size
   }
 }
 
-/* One extern "C" kernel instantiating the family's template; returns its length. */
-static int kernel_text(const cuarr_copy_variant *v, char *buf, size_t size) {
+/* The kernels: the opening every one shares, then one template per family and shape kind. */
+static const char kernel_head[] =
+    "extern \"C\" __global__ void __launch_bounds__(${threads}) ${name}(";
+static const char copy_contig_kernel[] =
+    "${dst} *dst, const ${src} *src, ${I} n) { cuarr_copy_contig(dst, src, n); }\n";
+static const char copy_strided_kernel[] =
+    "${dst} *dst, const ${src} *src, cuarr_layout<${I}, ${axes}, 2> p) "
+    "{ cuarr_copy_strided<${batch}, ${generic}>(dst, src, p); }\n";
+/* The block size and the tile edge are template arguments, so that the kernel's thread mapping
+ * and the host's tile count (copy_kernels.c) cannot disagree. */
+static const char transpose_kernel[] =
+    "${dst} *dst, const ${src} *src, cuarr_layout<${I}, ${axes}, 2> p) "
+    "{ cuarr_copy_transpose<${threads}, ${tile}>(dst, src, p); }\n";
+static const char fill_contig_kernel[] =
+    "${dst} *dst, ${dst} value, ${I} n) { cuarr_fill_contig(dst, value, n); }\n";
+static const char fill_strided_kernel[] =
+    "${dst} *dst, ${dst} value, cuarr_layout<${I}, ${axes}, 1> p) "
+    "{ cuarr_fill_strided<${generic}>(dst, value, p); }\n";
+/* The value is computed in double for float dtypes, in long long for the others (${compute});
+ * stop comes converted to the dtype. */
+static const char linear_kernel[] =
+    "${dst} *dst, cuarr_layout<${I}, 1, 1> p, ${compute} start, ${compute} step, ${dst} stop, "
+    "int last_is_stop) { cuarr_linear<${dst}>(dst, p, start, step, stop, last_is_stop); }\n";
+
+/* Kernel i of vs: one extern "C" kernel instantiating its family's template. */
+static void put_kernel(cuarr_text *t, const void *vs, int i) {
+  const cuarr_copy_variant *v = (const cuarr_copy_variant *)vs + i;
   char name[128];
   cuarr_copy_variant_name(v, name, sizeof name);
-  const char *it = index_ctype(v->wide), *dt = cuarr_dtype_ctype(v->dst);
-  int axes = cuarr_copy_variant_axes(v->shape);
-  const char *generic = v->shape == CUARR_SHAPE_GENERIC ? "true" : "false";
-  int n = snprintf(buf, size, "extern \"C\" __global__ void __launch_bounds__(%d) %s(",
-                   CUARR_COPY_THREADS, name);
-  size_t used = n > 0 ? (size_t)n : 0;
-  char *p = buf + used;
-  size_t room = used < size ? size - used : 0;
+  FILL(t, kernel_head, INT_SLOT("threads", CUARR_COPY_THREADS), SLOT("name", name));
+  const char *dst = cuarr_dtype_ctype(v->dst), *it = cuarr_codegen_index_ctype(v->wide);
+  const bool contig = v->shape == CUARR_SHAPE_CONTIG, generic = v->shape == CUARR_SHAPE_GENERIC;
+  const int axes = cuarr_copy_variant_axes(v->shape);
   switch (v->family) {
-  case CUARR_FAMILY_COPY: {
-    const char *st = cuarr_dtype_ctype(v->src);
-    if (v->shape == CUARR_SHAPE_CONTIG)
-      n = snprintf(p, room, "%s *dst, const %s *src, %s n) { cuarr_copy_contig(dst, src, n); }\n",
-                   dt, st, it);
+  case CUARR_FAMILY_COPY:
+    if (contig)
+      FILL(t, copy_contig_kernel, SLOT("dst", dst), SLOT("src", cuarr_dtype_ctype(v->src)),
+           SLOT("I", it));
     else
-      n = snprintf(p, room,
-                   "%s *dst, const %s *src, cuarr_layout<%s, %d, 2> p) "
-                   "{ cuarr_copy_strided<%d, %s>(dst, src, p); }\n",
-                   dt, st, it, axes, v->shape == CUARR_SHAPE_GENERIC ? 2 : 4, generic);
+      FILL(t, copy_strided_kernel, SLOT("dst", dst), SLOT("src", cuarr_dtype_ctype(v->src)),
+           SLOT("I", it), INT_SLOT("axes", axes), INT_SLOT("batch", generic ? 2 : 4),
+           SLOT("generic", generic ? "true" : "false"));
     break;
-  }
   case CUARR_FAMILY_TRANSPOSE:
-    /* The block size and the tile edge are template arguments, so that the kernel's thread
-     * mapping and the host's tile count (copy_kernels.c) cannot disagree. */
-    n = snprintf(p, room,
-                 "%s *dst, const %s *src, cuarr_layout<%s, %d, 2> p) "
-                 "{ cuarr_copy_transpose<%d, %d>(dst, src, p); }\n",
-                 dt, cuarr_dtype_ctype(v->src), it, CUARR_MAXDIM, CUARR_COPY_THREADS,
-                 CUARR_TRANSPOSE_TILE);
+    FILL(t, transpose_kernel, SLOT("dst", dst), SLOT("src", cuarr_dtype_ctype(v->src)),
+         SLOT("I", it), INT_SLOT("axes", CUARR_MAXDIM), INT_SLOT("threads", CUARR_COPY_THREADS),
+         INT_SLOT("tile", CUARR_TRANSPOSE_TILE));
     break;
   case CUARR_FAMILY_FILL:
-    if (v->shape == CUARR_SHAPE_CONTIG)
-      n = snprintf(p, room, "%s *dst, %s value, %s n) { cuarr_fill_contig(dst, value, n); }\n", dt,
-                   dt, it);
+    if (contig)
+      FILL(t, fill_contig_kernel, SLOT("dst", dst), SLOT("I", it));
     else
-      n = snprintf(p, room,
-                   "%s *dst, %s value, cuarr_layout<%s, %d, 1> p) "
-                   "{ cuarr_fill_strided<%s>(dst, value, p); }\n",
-                   dt, dt, it, axes, generic);
+      FILL(t, fill_strided_kernel, SLOT("dst", dst), SLOT("I", it), INT_SLOT("axes", axes),
+           SLOT("generic", generic ? "true" : "false"));
     break;
-  case CUARR_FAMILY_LINEAR: {
-    /* The value is computed in double for float dtypes, in long long for the others; stop
-     * comes converted to the dtype. */
-    const char *ct = cuarr_dtype_is_float(v->dst) ? "double" : "long long";
-    n = snprintf(p, room,
-                 "%s *dst, cuarr_layout<%s, 1, 1> p, %s start, %s step, %s stop, "
-                 "int last_is_stop) { cuarr_linear<%s>(dst, p, start, step, stop, last_is_stop); "
-                 "}\n",
-                 dt, it, ct, ct, dt, dt);
+  case CUARR_FAMILY_LINEAR:
+    FILL(t, linear_kernel, SLOT("dst", dst), SLOT("I", it),
+         SLOT("compute", cuarr_dtype_is_float(v->dst) ? "double" : "long long"));
     break;
   }
-  }
-  size_t total = used + (n > 0 ? (size_t)n : 0);
-  return (int)(total < size ? total : size - 1); /* never truncates: KERNEL_TEXT_MAX is ample */
 }
 
 static const char *family_template(cuarr_copy_family f) {
@@ -129,24 +126,7 @@ static const char *family_template(cuarr_copy_family f) {
 }
 
 char *cuarr_copy_program(const cuarr_copy_variant *vs, int n) {
-  const char *common = cuarr_kernel_source_common_cuh, *tmpl = family_template(vs[0].family);
-  size_t common_len = strlen(common), tmpl_len = strlen(tmpl);
-  size_t size = common_len + tmpl_len + 2 + (size_t)n * KERNEL_TEXT_MAX + 1;
-  char *text = malloc(size);
-  if (!text) {
-    cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a %zu-byte kernel source", size);
-    return NULL;
-  }
-  memcpy(text, common, common_len);
-  size_t used = common_len;
-  text[used++] = '\n';
-  memcpy(text + used, tmpl, tmpl_len);
-  used += tmpl_len;
-  text[used++] = '\n';
-  for (int i = 0; i < n; i++)
-    used += (size_t)kernel_text(&vs[i], text + used, size - used);
-  text[used] = '\0';
-  return text;
+  return cuarr_codegen_program(family_template(vs[0].family), n, put_kernel, vs);
 }
 
 bool cuarr_copy_shape_exists(int shape, bool wide) {

@@ -22,13 +22,13 @@
 #include <string.h>
 
 #include "array/shape_format.h"
+#include "compile/codegen.h"
 #include "elementwise/elementwise_private.h"
 #include "array/span.h"
 
 /* Array operands whose strides fit on the stack, and kernel-parameter bytes likewise. */
 #define STACK_SLOTS 16
 #define STACK_ARG_BYTES 8192
-#define FAST_COMPILE "--Ofast-compile=min"
 
 /* ---------------------------------------------------------------- checks */
 
@@ -372,30 +372,12 @@ static cuarr_status kernel_for(int device, cuarr_ew_cache *cache, cuarr_ew_progr
   }
   char *name = NULL, *source = NULL;
   CUARR_TRY(cuarr_ew_key_source(program, ops, key, &source, &name));
-  /* NVRTC's fast-compile mode at its lightest, after the program's own options: a new
-   * kernel's first call waits for NVRTC, and the mode takes 2 ms off the contiguous float32
-   * kernel's 26 ms (VM), for the same loads, arithmetic and stores in the PTX of the
-   * memory-bound loops (as the reductions, reduce_engine.c).  Left out where the program
-   * asks for a mode itself; an NVRTC that does not know the option compiles without it. */
-  bool fast = true;
-  for (int i = 0; i < program->n_options; i++)
-    fast = fast && strncmp(program->options[i], "--Ofast-compile", 15) != 0 &&
-           strncmp(program->options[i], "-Ofc", 4) != 0;
-  const char **options = malloc(((size_t)program->n_options + 1) * sizeof *options);
-  if (!options) {
-    free(source);
-    free(name);
-    return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for NVRTC options");
-  }
-  for (int i = 0; i < program->n_options; i++)
-    options[i] = program->options[i];
-  options[program->n_options] = FAST_COMPILE;
-  cuarr_status s = CUARR_COMPILE_ERROR;
-  if (fast)
-    s = cuarr_kernel_get(device, source, name, options, program->n_options + 1, &f);
-  if (!fast || (s == CUARR_COMPILE_ERROR && strstr(cuarr_last_error(), FAST_COMPILE)))
-    s = cuarr_kernel_get(device, source, name, program->options, program->n_options, &f);
-  free(options);
+  /* NVRTC's fast-compile mode at its lightest, after the program's own options (unless they
+   * choose a mode): a new kernel's first call waits for NVRTC, and the mode takes 2 ms off the
+   * contiguous float32 kernel's 26 ms (VM), for the same loads, arithmetic and stores in the
+   * PTX of the memory-bound loops (as the reductions, reduce_engine.c). */
+  cuarr_status s =
+      cuarr_codegen_kernel_get(device, source, name, program->options, program->n_options, &f);
   free(source);
   free(name);
   if (s == CUARR_OK)

@@ -18,79 +18,14 @@
  * and the compiler drops that load when the operation only writes it.
  */
 #include <ctype.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "elementwise/elementwise_private.h"
+#include "compile/codegen.h"
 #include "compile/hash.h"
-
-#include "kernel_sources.h"
-
-/* ---------------------------------------------------------------- growing text */
-
-typedef struct text {
-  char *p;
-  size_t len, cap;
-  bool failed; /* out of memory: later appends do nothing */
-} text;
-
-static void reserve(text *t, size_t more) {
-  if (t->failed || t->len + more + 1 <= t->cap)
-    return;
-  size_t cap = t->cap ? t->cap : 4096;
-  while (cap < t->len + more + 1)
-    cap *= 2;
-  char *p = realloc(t->p, cap);
-  if (!p) {
-    t->failed = true;
-    return;
-  }
-  t->p = p;
-  t->cap = cap;
-}
-
-static void put(text *t, const char *s) {
-  size_t n = strlen(s);
-  reserve(t, n);
-  if (t->failed)
-    return;
-  memcpy(t->p + t->len, s, n + 1);
-  t->len += n;
-}
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void
-putf(text *t, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (n < 0) {
-    t->failed = true;
-    return;
-  }
-  reserve(t, (size_t)n);
-  if (t->failed)
-    return;
-  va_start(ap, fmt);
-  vsnprintf(t->p + t->len, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  t->len += (size_t)n;
-}
-
-/* The text, or NULL with CUARR_OUT_OF_MEMORY set (freeing it). */
-static char *finish(text *t) {
-  if (!t->failed && t->p)
-    return t->p;
-  free(t->p);
-  cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel source");
-  return NULL;
-}
+#include "elementwise/elementwise_private.h"
 
 /* ---------------------------------------------------------------- names and types */
 
@@ -107,18 +42,6 @@ static bool is_identifier(const char *s) {
 static bool is_reserved(const char *s) {
   return strcmp(s, "i") == 0 || strcmp(s, "_ind") == 0 || strncmp(s, "_cuarr", 6) == 0 ||
          strncmp(s, "cuarr_", 6) == 0;
-}
-
-/* A variable's type: float16 variables are of the float16 class (half.cuh), the
- * rest as memory holds them. */
-static const char *var_ctype(cuarr_dtype d) {
-  return d == CUARR_FLOAT16 ? "float16" : cuarr_dtype_ctype(d);
-}
-
-static const char *dtype_code(cuarr_dtype d) {
-  static const char *const codes[CUARR_NDTYPES] = {"b1", "i1", "i2", "i4", "i8", "u1",
-                                                   "u2", "u4", "u8", "f2", "f4", "f8"};
-  return (unsigned)d < CUARR_NDTYPES ? codes[d] : "xx";
 }
 
 int cuarr_ew_vector_width(size_t max_itemsize) {
@@ -176,30 +99,31 @@ static cuarr_status check_program(const cuarr_ew_program *p, const cuarr_ew_oper
  * r<code>[n<ndim>] a raw array, b<code> a splat, <code>to<code> a conversion to the var type.
  * Long ones keep a prefix and a hash of the key. */
 static char *kernel_name_of(const cuarr_ew_program *p, const cuarr_ew_key *key) {
-  text t = {0};
-  put(&t, p->name);
+  cuarr_text t = {0};
+  cuarr_text_put(&t, p->name);
   if (key->layout == CUARR_EW_CONTIG)
-    put(&t, "_contig");
+    cuarr_text_put(&t, "_contig");
   else if (key->layout == CUARR_EW_GENERIC)
-    put(&t, "_ndN");
+    cuarr_text_put(&t, "_ndN");
   else
-    putf(&t, "_nd%d", key->layout);
+    cuarr_text_printf(&t, "_nd%d", key->layout);
   if (key->vec > 1)
-    putf(&t, "_v%d%s", key->vec, key->whole ? "w" : "");
-  put(&t, key->wide ? "_i64_" : "_i32_");
+    cuarr_text_printf(&t, "_v%d%s", key->vec, key->whole ? "w" : "");
+  cuarr_text_put(&t, key->wide ? "_i64_" : "_i32_");
   for (int k = 0; k < key->n; k++) {
     cuarr_dtype st = (cuarr_dtype)key->op[k][0], vt = (cuarr_dtype)key->op[k][1];
     int flags = key->op[k][2];
     if (flags & CUARR_EW_SCALAR) {
-      putf(&t, "s%s", dtype_code(vt));
+      cuarr_text_printf(&t, "s%s", cuarr_codegen_dtype_code(vt));
     } else if (flags & CUARR_EW_RAW) {
-      putf(&t, "r%s", dtype_code(st));
+      cuarr_text_printf(&t, "r%s", cuarr_codegen_dtype_code(st));
       if (!(flags & CUARR_EW_RAW_CONTIG))
-        putf(&t, "n%d", key->op[k][3]);
+        cuarr_text_printf(&t, "n%d", key->op[k][3]);
     } else {
-      putf(&t, "%s%s", flags & CUARR_EW_SPLAT ? "b" : "", dtype_code(st));
+      cuarr_text_printf(&t, "%s%s", flags & CUARR_EW_SPLAT ? "b" : "",
+                        cuarr_codegen_dtype_code(st));
       if (vt != st)
-        putf(&t, "to%s", dtype_code(vt));
+        cuarr_text_printf(&t, "to%s", cuarr_codegen_dtype_code(vt));
     }
   }
   if (!t.failed && t.len > 200) {
@@ -207,14 +131,15 @@ static char *kernel_name_of(const cuarr_ew_program *p, const cuarr_ew_key *key) 
     t.p[t.len] = '\0';
     /* from `n` on: the device is not part of the text, so identical GPUs share one cubin */
     const size_t from = offsetof(cuarr_ew_key, n);
-    putf(&t, "_%016llx",
-         (unsigned long long)cuarr_hash_bytes(CUARR_HASH_SEED, (const char *)key + from,
-                                              cuarr_ew_key_bytes(key) - from));
+    cuarr_text_printf(&t, "_%016llx",
+                      (unsigned long long)cuarr_hash_bytes(CUARR_HASH_SEED,
+                                                           (const char *)key + from,
+                                                           cuarr_ew_key_bytes(key) - from));
   }
-  return finish(&t);
+  return cuarr_text_finish(&t);
 }
 
-/* ---------------------------------------------------------------- the kernel's text */
+/* ---------------------------------------------------------------- the kernel's cuarr_text */
 
 typedef enum access {
   ACCESS_CONTIG,  /* element _cuarr_e of the pointer */
@@ -223,7 +148,7 @@ typedef enum access {
 } access;
 
 typedef struct gen {
-  text *t;
+  cuarr_text *t;
   const cuarr_ew_program *p;
   const cuarr_ew_operand *ops;
   const cuarr_ew_key *key;
@@ -240,7 +165,9 @@ static bool is_splat(const gen *g, int k) { return flags_of(g, k) & CUARR_EW_SPL
 static const char *storage_ctype(const gen *g, int k) {
   return cuarr_dtype_ctype((cuarr_dtype)g->key->op[k][0]);
 }
-static const char *vctype(const gen *g, int k) { return var_ctype((cuarr_dtype)g->key->op[k][1]); }
+static const char *vctype(const gen *g, int k) {
+  return cuarr_codegen_var_ctype((cuarr_dtype)g->key->op[k][1]);
+}
 
 /* Whether operand k's variable is its element as memory holds it, read and written as a plain
  * C++ value: the same type, neither bool (read with cuarr_load, whose bytes other than 0/1
@@ -254,13 +181,12 @@ static bool is_plain(const gen *g, int k) {
 
 /* One element: `i`, the operands' variables, the operation, the outputs written back. */
 static void put_element(gen *g, access a, const char *index, const char *in) {
-  text *t = g->t;
-  putf(t, "%sconst long long i = %s;\n%s(void)i;\n", in, index, in);
+  cuarr_text *t = g->t;
+  FILL_AT(t, in, "const long long i = ${index};\n(void)i;\n", SLOT("index", index));
   for (int k = 0; k < g->key->n; k++) {
     if (!is_array(g, k))
       continue;
     const char *vt = vctype(g, k);
-    putf(t, "%s%s%s %s = ", in, is_output(g, k) ? "" : "const ", vt, g->ops[k].name);
     char at[64]; /* the element in memory, or (batch slots, splats) as loaded already */
     bool loaded = false;
     if (a == ACCESS_CONTIG)
@@ -269,208 +195,218 @@ static void put_element(gen *g, access a, const char *index, const char *in) {
       snprintf(at, sizeof at, "_cuarr_v%d%s.v[_cuarr_k]", k, g->one_vector ? "" : "[_cuarr_u]");
     else
       snprintf(at, sizeof at, "_cuarr_v%d[_cuarr_u]", k), loaded = true;
-    if (is_plain(g, k))
-      putf(t, "%s;\n", at);
-    else if (loaded)
-      putf(t, "cuarr_cast<%s>(%s);\n", vt, at);
-    else
-      putf(t, "cuarr_cast<%s>(cuarr_load(&%s));\n", vt, at);
+    const char *load = is_plain(g, k) ? "${const}${type} ${name} = ${at};\n"
+                       : loaded
+                           ? "${const}${type} ${name} = cuarr_cast<${type}>(${at});\n"
+                           : "${const}${type} ${name} = cuarr_cast<${type}>(cuarr_load(&${at}));\n";
+    FILL_AT(t, in, load, SLOT("const", is_output(g, k) ? "" : "const "), SLOT("type", vt),
+            SLOT("name", g->ops[k].name), SLOT("at", at));
     g->casts = g->casts || !is_plain(g, k);
   }
-  /* The newline before ';' ends a `//` comment on the operation's last line; the ';' lets
-   * an operation omit its last semicolon, as CuPy's template allows. */
-  putf(t, "%s{\n%s\n;\n%s}\n", in, g->p->operation, in);
+  /* The operation as written, in a block of its own.  The newline before ';' ends a `//`
+   * comment on the operation's last line; the ';' lets an operation omit its last semicolon,
+   * as CuPy's template allows. */
+  cuarr_text_put_at(t, in, "{\n");
+  FILL(t, "${operation}\n;\n", SLOT("operation", g->p->operation));
+  cuarr_text_put_at(t, in, "}\n");
   for (int k = 0; k < g->key->n; k++) {
     if (!is_array(g, k) || !is_output(g, k))
       continue;
-    const char *st = storage_ctype(g, k), *name = g->ops[k].name;
+    char at[64];
     if (a == ACCESS_CONTIG)
-      putf(t, "%s_cuarr_p%d[_cuarr_e] = ", in, k);
+      snprintf(at, sizeof at, "_cuarr_p%d[_cuarr_e]", k);
     else if (a == ACCESS_LANE)
-      putf(t, "%s_cuarr_v%d%s.v[_cuarr_k] = ", in, k, g->one_vector ? "" : "[_cuarr_u]");
+      snprintf(at, sizeof at, "_cuarr_v%d%s.v[_cuarr_k]", k, g->one_vector ? "" : "[_cuarr_u]");
     else
-      putf(t, "%s_cuarr_p%d[_cuarr_off[_cuarr_u][%d]] = ", in, k, g->slot[k]);
+      snprintf(at, sizeof at, "_cuarr_p%d[_cuarr_off[_cuarr_u][%d]]", k, g->slot[k]);
     if (is_plain(g, k))
-      putf(t, "%s;\n", name);
+      FILL_AT(t, in, "${at} = ${name};\n", SLOT("at", at), SLOT("name", g->ops[k].name));
     else
-      putf(t, "cuarr_cast<%s>(%s);\n", st, name);
+      FILL_AT(t, in, "${at} = cuarr_cast<${type}>(${name});\n", SLOT("at", at),
+              SLOT("type", storage_ctype(g, k)), SLOT("name", g->ops[k].name));
   }
 }
 
 /* The contiguous loops' first index and stride, written out (cuarr_thread_index and
  * cuarr_thread_count are common.cuh's, which these kernels may not need otherwise). */
-static const char thread_first[] =
-    "(_cuarr_I)blockIdx.x * (_cuarr_I)blockDim.x + (_cuarr_I)threadIdx.x";
-static const char thread_step[] = "(_cuarr_I)gridDim.x * (_cuarr_I)blockDim.x";
+#define THREAD_FIRST                                                                               \
+  SLOT("first", "(_cuarr_I)blockIdx.x * (_cuarr_I)blockDim.x + (_cuarr_I)threadIdx.x")
+#define THREAD_STEP SLOT("step", "(_cuarr_I)gridDim.x * (_cuarr_I)blockDim.x")
 
 static void put_contig_scalar(gen *g) {
-  text *t = g->t;
-  putf(t,
-       "    const _cuarr_I _cuarr_step = %s;\n"
-       "    for (_cuarr_I _cuarr_e = %s; _cuarr_e < _cuarr_n;\n"
+  cuarr_text *t = g->t;
+  FILL(t,
+       "    const _cuarr_I _cuarr_step = ${step};\n"
+       "    for (_cuarr_I _cuarr_e = ${first}; _cuarr_e < _cuarr_n;\n"
        "         _cuarr_e += _cuarr_step) {\n",
-       thread_step, thread_first);
+       THREAD_STEP, THREAD_FIRST);
   put_element(g, ACCESS_CONTIG, "(long long)_cuarr_e", "      ");
-  put(t, "    }\n");
+  cuarr_text_put(t, "    }\n");
 }
+
+/* The contiguous vector loop: the vectors, then the lanes' elements, then the outputs' vectors
+ * stored; the tail (count not a multiple of V) after it. */
+static const char contig_vector_loop[] =
+    "    const _cuarr_I _cuarr_first = ${first},\n"
+    "                   _cuarr_step = ${step};\n"
+    "    const _cuarr_I _cuarr_nv = _cuarr_n / ${v};\n"
+    "    for (_cuarr_I _cuarr_j = _cuarr_first; _cuarr_j < _cuarr_nv; _cuarr_j += _cuarr_step) {\n";
+static const char contig_vector_load[] =
+    "      ${const}cuarr_ew_vec<${type}, ${v}> _cuarr_v${k} = "
+    "((const cuarr_ew_vec<${type}, ${v}> *)_cuarr_p${k})[_cuarr_j];\n";
+static const char contig_vector_lanes[] =
+    "#pragma unroll\n"
+    "      for (int _cuarr_k = 0; _cuarr_k < ${v}; ++_cuarr_k) {\n";
+static const char contig_vector_store[] =
+    "      ((cuarr_ew_vec<${type}, ${v}> *)_cuarr_p${k})[_cuarr_j] = _cuarr_v${k};\n";
+static const char contig_vector_tail[] =
+    "    if (_cuarr_first < _cuarr_n - _cuarr_nv * ${v}) {\n"
+    "      const _cuarr_I _cuarr_e = _cuarr_nv * ${v} + _cuarr_first;\n";
 
 /* One vector per operand and step (CUARR_EW_VECTOR_UNROLL is 1), with no loop over that one
  * vector: NVRTC spends most of a millisecond on a loop of one, even unrolled.  The vectors
  * are read and written as cuarr_ew_vec lvalues, not through function templates. */
 static void put_contig_vector(gen *g) {
-  text *t = g->t;
+  cuarr_text *t = g->t;
   const int v = g->key->vec;
   _Static_assert(CUARR_EW_VECTOR_UNROLL == 1, "the contiguous vector loop moves one vector");
-  putf(t,
-       "    const _cuarr_I _cuarr_first = %s,\n"
-       "                   _cuarr_step = %s;\n"
-       "    const _cuarr_I _cuarr_nv = _cuarr_n / %d;\n"
-       "    for (_cuarr_I _cuarr_j = _cuarr_first; _cuarr_j < _cuarr_nv; _cuarr_j += _cuarr_step) "
-       "{\n",
-       thread_first, thread_step, v);
+  FILL(t, contig_vector_loop, THREAD_FIRST, THREAD_STEP, INT_SLOT("v", v));
   /* Every operand's vector first, so that the loads are in flight together. */
   for (int k = 0; k < g->key->n; k++)
     if (is_array(g, k))
-      putf(t,
-           "      %scuarr_ew_vec<%s, %d> _cuarr_v%d = ((const cuarr_ew_vec<%s, %d> *)_cuarr_p%d)"
-           "[_cuarr_j];\n",
-           is_output(g, k) ? "" : "const ", storage_ctype(g, k), v, k, storage_ctype(g, k), v, k);
-  putf(t,
-       "#pragma unroll\n"
-       "      for (int _cuarr_k = 0; _cuarr_k < %d; ++_cuarr_k) {\n",
-       v);
+      FILL(t, contig_vector_load, SLOT("const", is_output(g, k) ? "" : "const "),
+           SLOT("type", storage_ctype(g, k)), INT_SLOT("v", v), INT_SLOT("k", k));
+  FILL(t, contig_vector_lanes, INT_SLOT("v", v));
   char index[64];
   snprintf(index, sizeof index, "(long long)_cuarr_j * %d + _cuarr_k", v);
   g->one_vector = true;
   put_element(g, ACCESS_LANE, index, "        ");
   g->one_vector = false;
-  put(t, "      }\n");
+  cuarr_text_put(t, "      }\n");
   for (int k = 0; k < g->key->n; k++)
     if (is_array(g, k) && is_output(g, k))
-      putf(t, "      ((cuarr_ew_vec<%s, %d> *)_cuarr_p%d)[_cuarr_j] = _cuarr_v%d;\n",
-           storage_ctype(g, k), v, k, k);
-  put(t, "    }\n");
+      FILL(t, contig_vector_store, SLOT("type", storage_ctype(g, k)), INT_SLOT("v", v),
+           INT_SLOT("k", k));
+  cuarr_text_put(t, "    }\n");
   /* A count of whole vectors needs no tail: its code, a second copy of the operation, takes
    * NVRTC 1.5 ms. */
   if (g->key->whole)
     return;
-  /* The last n %% V elements, one to a thread: a block has CUARR_EW_THREADS threads, more than
+  /* The last n % V elements, one to a thread: a block has CUARR_EW_THREADS threads, more than
    * there are (an `if` compiles sooner than a loop that runs once). */
   _Static_assert(CUARR_EW_THREADS >= 16, "the tail has fewer elements than a block's threads");
-  putf(t,
-       "    if (_cuarr_first < _cuarr_n - _cuarr_nv * %d) {\n"
-       "      const _cuarr_I _cuarr_e = _cuarr_nv * %d + _cuarr_first;\n",
-       v, v);
+  FILL(t, contig_vector_tail, INT_SLOT("v", v));
   put_element(g, ACCESS_CONTIG, "(long long)_cuarr_e", "      ");
-  put(t, "    }\n");
+  cuarr_text_put(t, "    }\n");
 }
+
+/* The strided loops: a batch of elements' offsets and loads in flight, then their elements. */
+static const char strided_loop[] =
+    "    const _cuarr_I _cuarr_n = _cuarr_L.n, _cuarr_step = cuarr_thread_count<_cuarr_I>();\n"
+    "    for (_cuarr_I _cuarr_e0 = cuarr_thread_index<_cuarr_I>(); _cuarr_e0 < _cuarr_n;\n"
+    "         _cuarr_e0 += ${batch} * _cuarr_step) {\n"
+    "      _cuarr_I _cuarr_off[${batch}][${n_slots}];\n";
+static const char strided_load_loop[] =
+    "#pragma unroll\n"
+    "      for (int _cuarr_u = 0; _cuarr_u < ${batch}; ++_cuarr_u) {\n"
+    "        const _cuarr_I _cuarr_e = _cuarr_e0 + (_cuarr_I)_cuarr_u * _cuarr_step;\n"
+    "        if (_cuarr_e < _cuarr_n) {\n"
+    "          cuarr_offsets<${generic}>(_cuarr_L, _cuarr_e, _cuarr_off[_cuarr_u]);\n";
+static const char strided_vector_load[] =
+    "          _cuarr_v${k}[_cuarr_u] = cuarr_ew_vload_at<${v}>(_cuarr_p${k}, "
+    "_cuarr_off[_cuarr_u][${slot}]);\n";
+static const char strided_load[] = "          _cuarr_v${k}[_cuarr_u] = cuarr_load(_cuarr_p${k} + "
+                                   "_cuarr_off[_cuarr_u][${slot}]);\n";
+static const char strided_element_loop[] =
+    "        }\n"
+    "      }\n"
+    "#pragma unroll\n"
+    "      for (int _cuarr_u = 0; _cuarr_u < ${batch}; ++_cuarr_u) {\n"
+    "        const _cuarr_I _cuarr_e = _cuarr_e0 + (_cuarr_I)_cuarr_u * _cuarr_step;\n"
+    "        if (_cuarr_e < _cuarr_n) {\n";
+static const char strided_lanes[] =
+    "#pragma unroll\n"
+    "          for (int _cuarr_k = 0; _cuarr_k < ${v}; ++_cuarr_k) {\n";
+static const char strided_vector_store[] =
+    "          cuarr_ew_vstore_at<${v}>(_cuarr_p${k}, _cuarr_off[_cuarr_u][${slot}], "
+    "_cuarr_v${k}[_cuarr_u]);\n";
 
 /* The strided loops, element by element (vec 1) or with the innermost axis in vectors. */
 static void put_strided(gen *g) {
-  text *t = g->t;
+  cuarr_text *t = g->t;
   const int v = g->key->vec;
   const bool generic = g->key->layout == CUARR_EW_GENERIC;
   const int batch = v > 1     ? CUARR_EW_VECTOR_UNROLL
                     : generic ? CUARR_EW_GENERIC_BATCH
                               : CUARR_EW_STRIDED_BATCH;
-  putf(t,
-       "    const _cuarr_I _cuarr_n = _cuarr_L.n, _cuarr_step = cuarr_thread_count<_cuarr_I>();\n"
-       "    for (_cuarr_I _cuarr_e0 = cuarr_thread_index<_cuarr_I>(); _cuarr_e0 < _cuarr_n;\n"
-       "         _cuarr_e0 += %d * _cuarr_step) {\n"
-       "      _cuarr_I _cuarr_off[%d][%d];\n",
-       batch, batch, g->n_slots);
+  FILL(t, strided_loop, INT_SLOT("batch", batch), INT_SLOT("n_slots", g->n_slots));
   for (int k = 0; k < g->key->n; k++) {
     if (!is_array(g, k))
       continue;
     if (v > 1 && !is_splat(g, k))
-      putf(t, "      cuarr_ew_vec<%s, %d> _cuarr_v%d[%d];\n", storage_ctype(g, k), v, k, batch);
+      FILL(t, "      cuarr_ew_vec<${type}, ${v}> _cuarr_v${k}[${batch}];\n",
+           SLOT("type", storage_ctype(g, k)), INT_SLOT("v", v), INT_SLOT("k", k),
+           INT_SLOT("batch", batch));
     else
-      putf(t, "      %s _cuarr_v%d[%d];\n", storage_ctype(g, k), k, batch);
+      FILL(t, "      ${type} _cuarr_v${k}[${batch}];\n", SLOT("type", storage_ctype(g, k)),
+           INT_SLOT("k", k), INT_SLOT("batch", batch));
   }
-  putf(t,
-       "#pragma unroll\n"
-       "      for (int _cuarr_u = 0; _cuarr_u < %d; ++_cuarr_u) {\n"
-       "        const _cuarr_I _cuarr_e = _cuarr_e0 + (_cuarr_I)_cuarr_u * _cuarr_step;\n"
-       "        if (_cuarr_e < _cuarr_n) {\n"
-       "          cuarr_offsets<%s>(_cuarr_L, _cuarr_e, _cuarr_off[_cuarr_u]);\n",
-       batch, generic ? "true" : "false");
+  FILL(t, strided_load_loop, INT_SLOT("batch", batch), SLOT("generic", generic ? "true" : "false"));
   for (int k = 0; k < g->key->n; k++) {
     if (!is_array(g, k))
       continue;
     if (v > 1 && !is_splat(g, k))
-      putf(t,
-           "          _cuarr_v%d[_cuarr_u] = cuarr_ew_vload_at<%d>(_cuarr_p%d, "
-           "_cuarr_off[_cuarr_u][%d]);\n",
-           k, v, k, g->slot[k]);
+      FILL(t, strided_vector_load, INT_SLOT("k", k), INT_SLOT("v", v),
+           INT_SLOT("slot", g->slot[k]));
     else
-      putf(t,
-           "          _cuarr_v%d[_cuarr_u] = cuarr_load(_cuarr_p%d + _cuarr_off[_cuarr_u][%d]);\n",
-           k, k, g->slot[k]);
+      FILL(t, strided_load, INT_SLOT("k", k), INT_SLOT("slot", g->slot[k]));
   }
-  putf(t,
-       "        }\n"
-       "      }\n"
-       "#pragma unroll\n"
-       "      for (int _cuarr_u = 0; _cuarr_u < %d; ++_cuarr_u) {\n"
-       "        const _cuarr_I _cuarr_e = _cuarr_e0 + (_cuarr_I)_cuarr_u * _cuarr_step;\n"
-       "        if (_cuarr_e < _cuarr_n) {\n",
-       batch);
+  FILL(t, strided_element_loop, INT_SLOT("batch", batch));
   if (v == 1) {
     put_element(g, ACCESS_STRIDED, "(long long)_cuarr_e", "          ");
   } else {
-    putf(t,
-         "#pragma unroll\n"
-         "          for (int _cuarr_k = 0; _cuarr_k < %d; ++_cuarr_k) {\n",
-         v);
+    FILL(t, strided_lanes, INT_SLOT("v", v));
     char index[64];
     snprintf(index, sizeof index, "(long long)_cuarr_e * %d + _cuarr_k", v);
     put_element(g, ACCESS_LANE, index, "            ");
-    put(t, "          }\n");
+    cuarr_text_put(t, "          }\n");
     for (int k = 0; k < g->key->n; k++)
       if (is_array(g, k) && is_output(g, k))
-        putf(t,
-             "          cuarr_ew_vstore_at<%d>(_cuarr_p%d, _cuarr_off[_cuarr_u][%d], "
-             "_cuarr_v%d[_cuarr_u]);\n",
-             v, k, g->slot[k], k);
+        FILL(t, strided_vector_store, INT_SLOT("v", v), INT_SLOT("k", k),
+             INT_SLOT("slot", g->slot[k]));
   }
-  put(t, "        }\n"
-         "      }\n"
-         "    }\n");
+  cuarr_text_put(t, "        }\n"
+                    "      }\n"
+                    "    }\n");
 }
 
+/* The parameters: scalars by value under their names, raw arrays as cuarr_raw under theirs,
+ * the other arrays as pointers _cuarr_p<k>; then the count or the layout. */
 static void put_parameters(gen *g, const char *index_type) {
-  text *t = g->t;
+  cuarr_text *t = g->t;
   for (int k = 0; k < g->key->n; k++) {
     int flags = flags_of(g, k);
     const char *name = g->ops[k].name;
     if (flags & CUARR_EW_SCALAR)
-      putf(t, "const %s %s", vctype(g, k), name);
+      FILL(t, "const ${type} ${name}", SLOT("type", vctype(g, k)), SLOT("name", name));
     else if (flags & CUARR_EW_RAW)
-      putf(t, "const cuarr_raw<%s, %d, %s> %s", vctype(g, k), g->key->op[k][3],
-           flags & CUARR_EW_RAW_CONTIG ? "true" : "false", name);
+      FILL(t, "const cuarr_raw<${type}, ${ndim}, ${contig}> ${name}", SLOT("type", vctype(g, k)),
+           INT_SLOT("ndim", g->key->op[k][3]),
+           SLOT("contig", flags & CUARR_EW_RAW_CONTIG ? "true" : "false"), SLOT("name", name));
     else
-      putf(t, "%s%s *_cuarr_p%d", is_output(g, k) ? "" : "const ", storage_ctype(g, k), k);
-    put(t, ",\n    ");
+      FILL(t, "${const}${type} *_cuarr_p${k}", SLOT("const", is_output(g, k) ? "" : "const "),
+           SLOT("type", storage_ctype(g, k)), INT_SLOT("k", k));
+    cuarr_text_put(t, ",\n    ");
   }
   if (g->key->layout == CUARR_EW_CONTIG)
-    putf(t, "const %s _cuarr_n", index_type);
+    FILL(t, "const ${I} _cuarr_n", SLOT("I", index_type));
   else
-    putf(t, "const cuarr_layout<%s, %d, %d> _cuarr_L", index_type,
-         g->key->layout == CUARR_EW_GENERIC ? CUARR_MAXDIM : g->key->layout, g->n_slots);
+    FILL(t, "const cuarr_layout<${I}, ${axes}, ${n_slots}> _cuarr_L", SLOT("I", index_type),
+         INT_SLOT("axes", g->key->layout == CUARR_EW_GENERIC ? CUARR_MAXDIM : g->key->layout),
+         INT_SLOT("n_slots", g->n_slots));
 }
 
 static void put_kernel(gen *g, const char *kernel_name);
-
-/* Whether the program's own text names something of common.cuh's or half.cuh's
- * (every name there starts with cuarr, CUARR or __half): the built-ins' preambles call
- * ufunc_math.cuh's helpers, and a user's kernel may call anything. */
-static bool mentions_cuarr(const cuarr_ew_program *p) {
-  const char *texts[] = {p->operation, p->preamble, p->loop_prep, p->after_loop};
-  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
-    if (texts[i] && (strcasestr(texts[i], "cuarr") || strcasestr(texts[i], "__half")))
-      return true;
-  return false;
-}
 
 /* The headers, then the kernel (written first: the headers depend on what it uses).  Each
  * header only where needed, since NVRTC reads every line of a program and a new kernel's
@@ -481,7 +417,7 @@ static bool mentions_cuarr(const cuarr_ew_program *p) {
  * compile several kernels as one program take a later kernel's headers where the earlier
  * ones lacked them: every header is guarded. */
 static void put_program(gen *g, const char *kernel_name) {
-  text *t = g->t, kernel = {0};
+  cuarr_text *t = g->t, kernel = {0};
   const cuarr_ew_program *p = g->p;
   const cuarr_ew_key *key = g->key;
   g->t = &kernel;
@@ -492,73 +428,61 @@ static void put_program(gen *g, const char *kernel_name) {
     half = half || key->op[k][0] == CUARR_FLOAT16 || key->op[k][1] == CUARR_FLOAT16;
     raw = raw || (key->op[k][2] & CUARR_EW_RAW);
   }
-  if (g->casts || half || raw || key->layout != CUARR_EW_CONTIG || mentions_cuarr(p)) {
-    put(t, cuarr_kernel_source_common_cuh);
-    put(t, "\n");
-  }
-  if (half) {
-    put(t, cuarr_kernel_source_half_cuh);
-    put(t, "\n");
-  }
-  put(t, cuarr_kernel_source_elementwise_cu);
-  put(t, "\n");
+  const char *texts[] = {p->operation, p->preamble, p->loop_prep, p->after_loop};
+  const bool common = g->casts || half || raw || key->layout != CUARR_EW_CONTIG ||
+                      cuarr_codegen_mentions_cuarr(texts, sizeof texts / sizeof texts[0]);
+  cuarr_codegen_put_headers(t, (common ? CUARR_HEADER_COMMON : 0) | (half ? CUARR_HEADER_HALF : 0) |
+                                   CUARR_HEADER_ELEMENTWISE);
   /* Placeholder typedefs, each once (repeating an identical typedef is legal C++ anyway). */
+  const char *names[CUARR_EW_MAX_OPERANDS], *ctypes[CUARR_EW_MAX_OPERANDS];
   for (int k = 0; k < key->n; k++) {
-    const char *tn = g->ops[k].type_name;
-    bool seen = false;
-    for (int j = 0; j < k && tn && !seen; j++)
-      seen = g->ops[j].type_name && strcmp(g->ops[j].type_name, tn) == 0;
-    if (tn && !seen)
-      putf(t, "typedef %s %s;\n", vctype(g, k), tn);
+    names[k] = g->ops[k].type_name;
+    ctypes[k] = vctype(g, k);
   }
+  cuarr_codegen_put_typedefs(t, key->n, names, ctypes);
   /* The preamble is guarded so that several variants of one program can share a source. */
   if (p->preamble && *p->preamble)
-    putf(t, "#ifndef _CUARR_PREAMBLE_%s\n#define _CUARR_PREAMBLE_%s\n%s\n#endif\n", p->name,
-         p->name, p->preamble);
-  if (kernel.failed)
-    t->failed = true;
-  else if (kernel.p)
-    put(t, kernel.p);
-  free(kernel.p);
+    FILL(t,
+         "#ifndef _CUARR_PREAMBLE_${name}\n#define _CUARR_PREAMBLE_${name}\n${preamble}\n#endif\n",
+         SLOT("name", p->name), SLOT("preamble", p->preamble));
+  cuarr_text_take(t, &kernel);
 }
 
 /* The extern "C" kernel. */
 static void put_kernel(gen *g, const char *kernel_name) {
-  text *t = g->t;
+  cuarr_text *t = g->t;
   const cuarr_ew_program *p = g->p;
   const cuarr_ew_key *key = g->key;
-  const char *it = key->wide ? "unsigned long long" : "unsigned int";
-  putf(t, "\nextern \"C\" __global__ void __launch_bounds__(%d)\n%s(\n    ", CUARR_EW_THREADS,
-       kernel_name);
+  const char *it = cuarr_codegen_index_ctype(key->wide);
+  cuarr_codegen_put_kernel_head(t, CUARR_EW_THREADS, kernel_name);
+  cuarr_text_put(t, "\n    ");
   put_parameters(g, it);
-  putf(t, ") {\n  typedef %s _cuarr_I;\n", it);
+  FILL(t, ") {\n  typedef ${I} _cuarr_I;\n", SLOT("I", it));
   /* Launched as a programmatic dependent (cuarr_launch_dependent): wait for the previous
    * kernel to finish and its memory to be visible before anything reads or writes it, then
    * let the next kernel on the stream be scheduled at once, so that its launch overlaps this
    * one's run (it waits in turn).  The next one starts only after every block of this one has
    * started, so it never takes a multiprocessor this kernel still needs. */
-  put(t, "#if __CUDA_ARCH__ >= 900\n"
-         "  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
-         "  asm volatile(\"griddepcontrol.launch_dependents;\");\n"
-         "#endif\n");
+  cuarr_codegen_put_launch_prologue(t, true);
   if (key->layout == CUARR_EW_CONTIG)
-    put(t, "  const cuarr_ew_indexer _ind = {(long long)_cuarr_n};\n");
+    cuarr_text_put(t, "  const cuarr_ew_indexer _ind = {(long long)_cuarr_n};\n");
   else
-    putf(t, "  const cuarr_ew_indexer _ind = {(long long)_cuarr_L.n * %d};\n", key->vec);
-  put(t, "  (void)_ind;\n");
+    FILL(t, "  const cuarr_ew_indexer _ind = {(long long)_cuarr_L.n * ${v}};\n",
+         INT_SLOT("v", key->vec));
+  cuarr_text_put(t, "  (void)_ind;\n");
   if (p->loop_prep && *p->loop_prep)
-    putf(t, "%s\n;\n", p->loop_prep);
-  put(t, "  {\n");
+    FILL(t, "${loop_prep}\n;\n", SLOT("loop_prep", p->loop_prep));
+  cuarr_text_put(t, "  {\n");
   if (key->layout != CUARR_EW_CONTIG)
     put_strided(g);
   else if (key->vec > 1)
     put_contig_vector(g);
   else
     put_contig_scalar(g);
-  put(t, "  }\n");
+  cuarr_text_put(t, "  }\n");
   if (p->after_loop && *p->after_loop)
-    putf(t, "%s\n;\n", p->after_loop);
-  put(t, "}\n");
+    FILL(t, "${after_loop}\n;\n", SLOT("after_loop", p->after_loop));
+  cuarr_text_put(t, "}\n");
 }
 
 cuarr_status cuarr_ew_key_source(const cuarr_ew_program *program, const cuarr_ew_operand *ops,
@@ -574,10 +498,10 @@ cuarr_status cuarr_ew_key_source(const cuarr_ew_program *program, const cuarr_ew
   char *name = kernel_name_of(program, key);
   if (!name)
     return CUARR_OUT_OF_MEMORY;
-  text t = {0};
+  cuarr_text t = {0};
   g.t = &t;
   put_program(&g, name);
-  char *program_text = finish(&t);
+  char *program_text = cuarr_text_finish(&t);
   if (!program_text) {
     free(name);
     return CUARR_OUT_OF_MEMORY;

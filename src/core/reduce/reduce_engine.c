@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "array/shape_format.h"
+#include "compile/codegen.h"
 #include "compile/function_table.h"
 #include "array/span.h"
 #include "compile/hash.h"
@@ -32,8 +33,6 @@
 #define MAX_INPUTS 64   /* every input */
 #define RESIDENT_BLOCKS_PER_SM 8 /* resident 256-thread blocks that fill a multiprocessor */
 #define LAYOUT_MAXDIM 32 /* the arrays of kernels/templates/reduction.cu's cuarr_red_layout */
-#define MAX_OPTIONS 32   /* a program's own NVRTC options (the binding takes as many) */
-#define FAST_COMPILE "--Ofast-compile=min"
 /* Split grids.  A grid splits when its lanes would take at least SPLIT_FROM items (vectors or
  * elements) each: below that one column of blocks does the work sooner than a split grid and
  * its finish (and a ReductionKernel's first call on a small input compiles the smaller,
@@ -467,17 +466,11 @@ static cuarr_status kernel_for(cuarr_function_table *c, int device, cuarr_red_pr
                                   key->vec, key->wide, NULL, &name);
   if (!source) /* the error is set */
     return CUARR_OUT_OF_MEMORY;
-  /* NVRTC's fast-compile mode at its lightest: half the compile time of a new kernel (the
-   * first call of a ReductionKernel waits for it) for no measurable loss on these memory-bound
-   * loops.  An NVRTC that does not know the option (before CUDA 12.8) compiles without it. */
-  const char *options[MAX_OPTIONS + 1];
-  int n_options = program->n_options < MAX_OPTIONS ? program->n_options : MAX_OPTIONS;
-  for (int i = 0; i < n_options; i++)
-    options[i] = program->options[i];
-  options[n_options] = FAST_COMPILE;
-  cuarr_status s = cuarr_kernel_get(device, source, name, options, n_options + 1, &f);
-  if (s == CUARR_COMPILE_ERROR && strstr(cuarr_last_error(), FAST_COMPILE))
-    s = cuarr_kernel_get(device, source, name, options, n_options, &f);
+  /* NVRTC's fast-compile mode at its lightest, unless the program's options choose a mode:
+   * half the compile time of a new kernel (the first call of a ReductionKernel waits for it)
+   * for no measurable loss on these memory-bound loops. */
+  cuarr_status s =
+      cuarr_codegen_kernel_get(device, source, name, program->options, program->n_options, &f);
   free(source);
   free(name);
   if (s == CUARR_OK)

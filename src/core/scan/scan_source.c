@@ -1,20 +1,19 @@
 /*
  * scan_source.c -- names and program text of the scan kernels.
  *
- * The templates live in kernels/templates/scan.cu (embedded by tools/embed.sh); each specialisation
- * becomes one extern "C" kernel that instantiates its template under a name saying what it is
- * (the name is also what the loaded module is asked for).
+ * The templates live in kernels/templates/scan.cu (embedded by tools/embed.sh); each
+ * specialisation becomes one extern "C" kernel, written from a template with named slots below,
+ * that instantiates its template under a name saying what it is (the name is also what the
+ * loaded module is asked for).  A program is common.cuh, scan.cu and its kernels
+ * (cuarr_codegen_program).
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "compile/codegen.h"
 #include "scan/scan_device.h"
 
 #include "kernel_sources.h"
-
-/* The longest kernel text below is well under this (names and types are short). */
-#define KERNEL_TEXT_MAX 640
 
 bool cuarr_scan_shape_is_rows(cuarr_scan_shape shape) { return shape <= CUARR_SCAN_ROWS_NDN; }
 
@@ -74,72 +73,61 @@ void cuarr_scan_variant_name(const cuarr_scan_variant *v, char *buf, size_t size
            shape_suffix(v->shape), v->wide ? "i64" : "i32");
 }
 
-/* One extern "C" kernel instantiating the shape's template; returns its length. */
-static int kernel_text(const cuarr_scan_variant *v, char *buf, size_t size) {
+/* The kernels, one template per kind of shape: the contiguous one-pass kernels (segmented
+ * rows or not, 16-byte loads or not), the strided one-pass kernels and the column kernels. */
+static const char rows_contig_kernel[] =
+    "extern \"C\" __global__ void __launch_bounds__(${threads}) ${name}(const ${in} *in, "
+    "${out} *out, ${I} n, ${I} len, void *state) { cuarr_scan_rows_contig<${op}, ${in}, ${acc}, "
+    "${out}, ${I}, ${items}, ${segmented}, ${threads}, ${vec}>(in, out, n, len, state); }\n";
+static const char rows_strided_kernel[] =
+    "extern \"C\" __global__ void __launch_bounds__(${threads}) ${name}(const ${in} *in, "
+    "${out} *out, cuarr_layout<${I}, ${axes}, 2> p, void *state) { cuarr_scan_rows_strided<${op}, "
+    "${in}, ${acc}, ${out}, ${I}, ${items}, ${axes}, ${generic}>(in, out, p, state); }\n";
+static const char cols_kernel[] =
+    "extern \"C\" __global__ void __launch_bounds__(${threads}) ${name}(const ${in} *in, "
+    "${out} *out, cuarr_layout<${I}, ${axes}, 2> p, ${I} rows, ${I} chunk, void *state) { "
+    "cuarr_scan_cols<${op}, ${in}, ${acc}, ${out}, ${I}, ${axes}, ${generic}>(in, out, p, rows, "
+    "chunk, state); }\n";
+
+/* Kernel i of vs: one extern "C" kernel instantiating its shape's template. */
+static void put_kernel(cuarr_text *t, const void *vs, int i) {
+  const cuarr_scan_variant *v = (const cuarr_scan_variant *)vs + i;
   char name[128];
   cuarr_scan_variant_name(v, name, sizeof name);
-  const char *it = v->wide ? "unsigned long long" : "unsigned int";
-  const char *in = cuarr_dtype_ctype(v->in), *acc = cuarr_dtype_ctype(v->acc),
-             *out = cuarr_dtype_ctype(v->out);
-  int op = v->op == CUARR_SCAN_CUMPROD ? 1 : 0, axes = cuarr_scan_layout_axes(v->shape);
-  const char *generic = axes == CUARR_MAXDIM ? "true" : "false";
-  int n = snprintf(buf, size,
-                   "extern \"C\" __global__ void __launch_bounds__(%d) %s(const %s *in, %s *out, ",
-                   cuarr_scan_shape_threads(v->shape), name, in, out);
-  size_t used = n > 0 ? (size_t)n : 0;
-  char *p = buf + used;
-  size_t room = used < size ? size - used : 0;
-  switch (v->shape) {
-  case CUARR_SCAN_ROWS_ONE:
-  case CUARR_SCAN_ROWS_CONTIG:
-  case CUARR_SCAN_ROWS_ONE_VEC:
-  case CUARR_SCAN_ROWS_CONTIG_VEC: {
-    bool seg = v->shape == CUARR_SCAN_ROWS_CONTIG || v->shape == CUARR_SCAN_ROWS_CONTIG_VEC;
-    n = snprintf(p, room,
-                 "%s n, %s len, void *state) { cuarr_scan_rows_contig<%d, %s, %s, %s, %s, %d, "
-                 "%s, %d, %s>(in, out, n, len, state); }\n",
-                 it, it, op, in, acc, out, it, cuarr_scan_shape_items(v->shape, v->acc),
-                 seg ? "true" : "false", cuarr_scan_shape_threads(v->shape),
-                 cuarr_scan_shape_is_vec(v->shape) ? "true" : "false");
-    break;
+  const int axes = cuarr_scan_layout_axes(v->shape);
+  const bool segmented =
+      v->shape == CUARR_SCAN_ROWS_CONTIG || v->shape == CUARR_SCAN_ROWS_CONTIG_VEC;
+  const cuarr_slot common[] = {
+      INT_SLOT("threads", cuarr_scan_shape_threads(v->shape)),
+      SLOT("name", name),
+      SLOT("in", cuarr_dtype_ctype(v->in)),
+      SLOT("acc", cuarr_dtype_ctype(v->acc)),
+      SLOT("out", cuarr_dtype_ctype(v->out)),
+      SLOT("I", cuarr_codegen_index_ctype(v->wide)),
+      INT_SLOT("op", v->op == CUARR_SCAN_CUMPROD ? 1 : 0),
+  };
+  enum { N_COMMON = sizeof common / sizeof common[0] };
+  cuarr_slot slots[N_COMMON + 3];
+  memcpy(slots, common, sizeof common);
+  int n = N_COMMON;
+  const char *tmpl;
+  if (cuarr_scan_shape_is_contig(v->shape)) {
+    tmpl = rows_contig_kernel;
+    slots[n++] = INT_SLOT("items", cuarr_scan_shape_items(v->shape, v->acc));
+    slots[n++] = SLOT("segmented", segmented ? "true" : "false");
+    slots[n++] = SLOT("vec", cuarr_scan_shape_is_vec(v->shape) ? "true" : "false");
+  } else {
+    tmpl = cuarr_scan_shape_is_rows(v->shape) ? rows_strided_kernel : cols_kernel;
+    if (tmpl == rows_strided_kernel)
+      slots[n++] = INT_SLOT("items", cuarr_scan_items(v->acc));
+    slots[n++] = INT_SLOT("axes", axes);
+    slots[n++] = SLOT("generic", axes == CUARR_MAXDIM ? "true" : "false");
   }
-  case CUARR_SCAN_ROWS_ND2:
-  case CUARR_SCAN_ROWS_NDN:
-    n = snprintf(p, room,
-                 "cuarr_layout<%s, %d, 2> p, void *state) { cuarr_scan_rows_strided<%d, %s, %s, "
-                 "%s, %s, %d, %d, %s>(in, out, p, state); }\n",
-                 it, axes, op, in, acc, out, it, cuarr_scan_items(v->acc), axes, generic);
-    break;
-  default:
-    n = snprintf(p, room,
-                 "cuarr_layout<%s, %d, 2> p, %s rows, %s chunk, void *state) { cuarr_scan_cols<%d, "
-                 "%s, %s, %s, %s, %d, %s>(in, out, p, rows, chunk, state); }\n",
-                 it, axes, it, it, op, in, acc, out, it, axes, generic);
-    break;
-  }
-  size_t total = used + (n > 0 ? (size_t)n : 0);
-  return (int)(total < size ? total : size - 1); /* never truncates: KERNEL_TEXT_MAX is ample */
+  cuarr_text_fill(t, tmpl, slots, n);
 }
 
 char *cuarr_scan_program(const cuarr_scan_variant *vs, int n) {
-  const char *common = cuarr_kernel_source_common_cuh, *tmpl = cuarr_kernel_source_scan_cu;
-  size_t common_len = strlen(common), tmpl_len = strlen(tmpl);
-  size_t size = common_len + tmpl_len + 2 + (size_t)n * KERNEL_TEXT_MAX + 1;
-  char *text = malloc(size);
-  if (!text) {
-    cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a %zu-byte kernel source", size);
-    return NULL;
-  }
-  memcpy(text, common, common_len);
-  size_t used = common_len;
-  text[used++] = '\n';
-  memcpy(text + used, tmpl, tmpl_len);
-  used += tmpl_len;
-  text[used++] = '\n';
-  for (int i = 0; i < n; i++)
-    used += (size_t)kernel_text(&vs[i], text + used, size - used);
-  text[used] = '\0';
-  return text;
+  return cuarr_codegen_program(cuarr_kernel_source_scan_cu, n, put_kernel, vs);
 }
 
 /* ---------------------------------------------------------------- make test */

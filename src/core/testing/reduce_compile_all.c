@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compile/codegen.h"
 #include "reduce/reduce_engine.h"
 
 /* ---------------------------------------------------------------- make test */
@@ -124,8 +125,9 @@ static cuarr_status compile_program(void *ctx, const cuarr_compile_options *o, i
   char *prelude = cuarr_red_prelude();
   if (!prelude)
     return CUARR_OUT_OF_MEMORY;
-  size_t len = strlen(prelude), cap = len + 1;
-  char *source = prelude;
+  cuarr_text program = {0};
+  cuarr_text_put(&program, prelude);
+  free(prelude);
   char **names = calloc((size_t)(end - first), sizeof *names);
   cuarr_status s = names ? CUARR_OK : cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory");
   for (int i = first; i < end && s == CUARR_OK; i++) {
@@ -138,21 +140,12 @@ static cuarr_status compile_program(void *ctx, const cuarr_compile_options *o, i
       s = CUARR_OUT_OF_MEMORY;
       break;
     }
-    size_t n = strlen(part);
-    if (len + n + 1 > cap) {
-      cap = 2 * (len + n + 1);
-      char *grown = realloc(source, cap);
-      if (!grown) {
-        free(part);
-        s = cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory");
-        break;
-      }
-      source = grown;
-    }
-    memcpy(source + len, part, n + 1);
-    len += n;
+    cuarr_text_put(&program, part);
     free(part);
   }
+  char *source = cuarr_text_finish(&program);
+  if (s == CUARR_OK && !source)
+    s = CUARR_OUT_OF_MEMORY;
   if (s == CUARR_OK) {
     batch_names b = {names, first};
     s = cuarr_compile_and_count(source, "cuarr_reductions.cu", o, &b, first, end, batch_name_of,
