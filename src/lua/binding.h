@@ -151,15 +151,15 @@ extern const luaL_Reg cuarr_creation_functions[]; /* creation.c: closures with u
 extern const luaL_Reg cuarr_device_functions[];   /* device.c */
 extern const luaL_Reg cuarr_stream_functions[];   /* stream.c */
 extern const luaL_Reg cuarr_pool_functions[];     /* pool.c */
-extern const luaL_Reg cuarr_elementwise_kernel_functions[]; /* ew_kernel.c */
-void cuarr_lua_open_ew_kernels(lua_State *L, int state_idx);
-/* ew_kernel.c, shared with red_kernel.c: a string option (NULL when absent; kept alive by the
- * options table), and opts.options (at most CUARR_LUA_MAX_OPTIONS) into options[]. */
+extern const luaL_Reg cuarr_elementwise_kernel_functions[]; /* elementwise_kernel.c */
+void cuarr_lua_open_elementwise_kernels(lua_State *L, int state_idx);
+/* elementwise_kernel.c, shared with reduction_kernel.c: a string option (NULL when absent; kept
+ * alive by the options table), and opts.options (at most CUARR_LUA_MAX_OPTIONS) into options[]. */
 #define CUARR_LUA_MAX_OPTIONS 32
 const char *opt_string_field(lua_State *L, int idx, const char *name);
 int read_compile_options(lua_State *L, int opts, const char **options);
-extern const luaL_Reg cuarr_reduction_kernel_functions[]; /* red_kernel.c */
-void cuarr_lua_open_red_kernels(lua_State *L, int state_idx);
+extern const luaL_Reg cuarr_reduction_kernel_functions[]; /* reduction_kernel.c */
+void cuarr_lua_open_reduction_kernels(lua_State *L, int state_idx);
 /* ufuncs.c: every ufunc into the table at the top of the stack (host: for cuarr.cpu) */
 void cuarr_lua_set_ufuncs(lua_State *L, int state_idx, bool host);
 /* ufuncs.c: the operators and ufunc methods of the array metatable at mt_idx */

@@ -49,8 +49,8 @@ int luaopen_cuarr_core(lua_State *L) {
   cuarr_lua_open_devices(L);
   cuarr_lua_open_streams(L);
   cuarr_lua_open_pools(L);
-  cuarr_lua_open_ew_kernels(L, state_idx);
-  cuarr_lua_open_red_kernels(L, state_idx);
+  cuarr_lua_open_elementwise_kernels(L, state_idx);
+  cuarr_lua_open_reduction_kernels(L, state_idx);
   luaL_getmetatable(L, CUARR_ARRAY_MT);
   cuarr_lua_set_array_ufuncs(L, state_idx, lua_gettop(L));
   lua_getfield(L, -1, "methods");

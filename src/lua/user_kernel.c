@@ -1,7 +1,7 @@
 /*
- * user_kernel.c -- the parts of cuarr.ElementwiseKernel (ew_kernel.c) and cuarr.ReductionKernel
- * (red_kernel.c) that are the same: the kernel object, the [name][, opts] arguments of their
- * constructors, the inputs of a call, the fields nin and nout.
+ * user_kernel.c -- the parts of cuarr.ElementwiseKernel (elementwise_kernel.c) and
+ * cuarr.ReductionKernel (reduction_kernel.c) that are the same: the kernel object, the
+ * [name][, opts] arguments of their constructors, the inputs of a call, the fields nin and nout.
  */
 #include <string.h>
 

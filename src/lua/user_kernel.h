@@ -1,7 +1,7 @@
 /*
  * user_kernel.h -- what the Lua objects of user kernels share: cuarr.ElementwiseKernel
- * (ew_kernel.c) and cuarr.ReductionKernel (red_kernel.c).  Each is a userdata of metatable
- * "cuarr.<class>" holding the core's kernel, freed by __gc or __close.
+ * (elementwise_kernel.c) and cuarr.ReductionKernel (reduction_kernel.c).  Each is a userdata
+ * of metatable "cuarr.<class>" holding the core's kernel, freed by __gc or __close.
  */
 #ifndef CUARR_LUA_USER_KERNEL_H
 #define CUARR_LUA_USER_KERNEL_H

@@ -1,5 +1,5 @@
 /*
- * ew_kernel.c -- cuarr.ElementwiseKernel(in_params, out_params, operation, name, opts).
+ * elementwise_kernel.c -- cuarr.ElementwiseKernel(in_params, out_params, operation, name, opts).
  *
  * The declarations are parsed once, by the core, when the kernel object is made; each call
  * reads its arguments, binds the type placeholders and runs the kernel variant for those
@@ -139,7 +139,7 @@ static int kernel_index(lua_State *L) {
                       cuarr_elementwise_kernel_nout(k->ew));
 }
 
-void cuarr_lua_open_ew_kernels(lua_State *L, int state_idx) {
+void cuarr_lua_open_elementwise_kernels(lua_State *L, int state_idx) {
   open_kernel_metatable(L, state_idx, CUARR_EWKERNEL_MT, kernel_call, kernel_gc, kernel_index);
 }
 

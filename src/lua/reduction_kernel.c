@@ -1,5 +1,5 @@
 /*
- * red_kernel.c -- cuarr.ReductionKernel(in_params, out_params, map_expr, reduce_expr,
+ * reduction_kernel.c -- cuarr.ReductionKernel(in_params, out_params, map_expr, reduce_expr,
  * post_map_expr, identity, name, opts), CuPy's ReductionKernel:
  *
  *   local l2 = cuarr.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2")
@@ -135,7 +135,7 @@ static int kernel_index(lua_State *L) {
   return kernel_field(L, CUARR_REDKERNEL_MT, cuarr_reduction_kernel_nin(check_kernel(L, 1)->red), 1);
 }
 
-void cuarr_lua_open_red_kernels(lua_State *L, int state_idx) {
+void cuarr_lua_open_reduction_kernels(lua_State *L, int state_idx) {
   open_kernel_metatable(L, state_idx, CUARR_REDKERNEL_MT, kernel_call, kernel_gc, kernel_index);
 }
 
