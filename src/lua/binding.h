@@ -14,6 +14,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
+#include "args.h"
 #include "cuarr.h"
 
 #define CUARR_ARRAY_MT "cuarr.ndarray"
@@ -62,7 +63,7 @@ void lstate_account(lua_State *L, lstate *S, size_t nbytes);
 /* The current device, checked to exist (raises NotAvailable without a driver). */
 int lstate_device(lua_State *L, lstate *S);
 
-/* ---- errors.c */
+/* ---- errors.c (args.h: the argument and option readers) */
 /* Raise an error object of the given kind. */
 int cuarr_lua_error(lua_State *L, cuarr_status kind, const char *fmt, ...);
 /* Raise the core's last failure (kind from s, message from cuarr_last_error()). */
@@ -74,21 +75,6 @@ int cuarr_lua_fail(lua_State *L, cuarr_status s);
     if (ltry_s_ != CUARR_OK) cuarr_lua_fail((L), ltry_s_);                                         \
   } while (0)
 void cuarr_lua_open_errors(lua_State *L); /* creates the error metatable */
-/* Argument checks that raise TypeError objects, naming the argument. */
-lua_Integer check_integer(lua_State *L, int idx, const char *what);
-lua_Integer opt_integer(lua_State *L, int idx, const char *what, lua_Integer def);
-double check_number(lua_State *L, int idx, const char *what);
-const char *check_string(lua_State *L, int idx, const char *what);
-/* An option from the table at idx (or nil when idx is not a table). */
-int get_option(lua_State *L, int idx, const char *name); /* pushes the value; returns its type */
-bool opt_bool_field(lua_State *L, int idx, const char *name, bool def);
-cuarr_dtype check_dtype(lua_State *L, int idx);
-/* A dtype argument that may be nil (gives def). */
-cuarr_dtype opt_dtype(lua_State *L, int idx, cuarr_dtype def);
-/* A shape: an integer, or a table of integers; floats with integral values are accepted. */
-int check_shape(lua_State *L, int idx, int64_t *shape);
-/* A Lua number/boolean as a scalar (integers int64, floats float64, booleans bool). */
-bool to_scalar(lua_State *L, int idx, cuarr_scalar *out);
 
 /* ---- classes.c */
 /* Register the metatable `name` of a class: a table of `methods` (closures with the state at
@@ -153,11 +139,6 @@ extern const luaL_Reg cuarr_stream_functions[];   /* stream.c */
 extern const luaL_Reg cuarr_pool_functions[];     /* pool.c */
 extern const luaL_Reg cuarr_elementwise_kernel_functions[]; /* elementwise_kernel.c */
 void cuarr_lua_open_elementwise_kernels(lua_State *L, int state_idx);
-/* elementwise_kernel.c, shared with reduction_kernel.c: a string option (NULL when absent; kept
- * alive by the options table), and opts.options (at most CUARR_LUA_MAX_OPTIONS) into options[]. */
-#define CUARR_LUA_MAX_OPTIONS 32
-const char *opt_string_field(lua_State *L, int idx, const char *name);
-int read_compile_options(lua_State *L, int opts, const char **options);
 extern const luaL_Reg cuarr_reduction_kernel_functions[]; /* reduction_kernel.c */
 void cuarr_lua_open_reduction_kernels(lua_State *L, int state_idx);
 /* ufuncs.c: every ufunc into the table at the top of the stack (host: for cuarr.cpu) */

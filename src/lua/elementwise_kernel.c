@@ -18,38 +18,6 @@ static lkernel *check_kernel(lua_State *L, int idx) {
   return check_kernel_object(L, idx, CUARR_EWKERNEL_MT, "an ElementwiseKernel");
 }
 
-const char *opt_string_field(lua_State *L, int idx, const char *name) {
-  int t = get_option(L, idx, name);
-  const char *v = NULL;
-  if (t == LUA_TSTRING)
-    v = lua_tostring(L, -1);
-  else if (t != LUA_TNIL)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "option '%s' must be a string, got %s", name,
-                    luaL_typename(L, -1));
-  lua_pop(L, 1); /* the string stays alive: the options table holds it */
-  return v;
-}
-
-/* opts.options: a table of NVRTC options into options[] (kept alive by the table); the count. */
-int read_compile_options(lua_State *L, int opts, const char **options) {
-  int n = 0;
-  if (get_option(L, opts, "options") == LUA_TTABLE) {
-    lua_Integer len = luaL_len(L, -1);
-    if (len > CUARR_LUA_MAX_OPTIONS)
-      return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most %d compile options",
-                             CUARR_LUA_MAX_OPTIONS);
-    for (lua_Integer i = 1; i <= len; i++) {
-      lua_geti(L, -1, i);
-      options[n++] = check_string(L, -1, "compile option");
-      lua_pop(L, 1);
-    }
-  } else if (!lua_isnil(L, -1)) {
-    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "option 'options' must be a table of strings");
-  }
-  lua_pop(L, 1);
-  return n;
-}
-
 /* cuarr.ElementwiseKernel(in_params, out_params, operation[, name][, opts]) */
 static int l_elementwise_kernel(lua_State *L) {
   const char *in_params = check_string(L, 1, "in_params");
