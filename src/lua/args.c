@@ -5,18 +5,18 @@
  * Options are tables ({keepdims = true}); a value of the wrong type is a TypeError naming the
  * option.
  */
-#include <string.h>
 
 #include "binding.h"
 
 /* "argument #2 (shape)"; a value read from a table (a negative stack index) is named by
  * `what` alone ("priority", "size"): its stack position means nothing to the caller. */
 static const char *arg_name(lua_State *L, int idx, const char *what) {
-  if (idx < 0) return lua_pushstring(L, what);
+  if (idx < 0)
+    return lua_pushstring(L, what);
   return lua_pushfstring(L, "argument #%d (%s)", idx, what);
 }
 
-lua_Integer check_integer(lua_State *L, int idx, const char *what) {
+lua_Integer cuarr_lua_check_integer(lua_State *L, int idx, const char *what) {
   if (lua_type(L, idx) != LUA_TNUMBER)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s must be an integer, got %s", arg_name(L, idx, what),
                     luaL_typename(L, idx));
@@ -28,25 +28,25 @@ lua_Integer check_integer(lua_State *L, int idx, const char *what) {
   return v;
 }
 
-lua_Integer opt_integer(lua_State *L, int idx, const char *what, lua_Integer def) {
-  return lua_isnoneornil(L, idx) ? def : check_integer(L, idx, what);
+lua_Integer cuarr_lua_opt_integer(lua_State *L, int idx, const char *what, lua_Integer def) {
+  return lua_isnoneornil(L, idx) ? def : cuarr_lua_check_integer(L, idx, what);
 }
 
-double check_number(lua_State *L, int idx, const char *what) {
+double cuarr_lua_check_number(lua_State *L, int idx, const char *what) {
   if (lua_type(L, idx) != LUA_TNUMBER)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s must be a number, got %s", arg_name(L, idx, what),
                     luaL_typename(L, idx));
   return lua_tonumber(L, idx);
 }
 
-const char *check_string(lua_State *L, int idx, const char *what) {
+const char *cuarr_lua_check_string(lua_State *L, int idx, const char *what) {
   if (lua_type(L, idx) != LUA_TSTRING)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s must be a string, got %s", arg_name(L, idx, what),
                     luaL_typename(L, idx));
   return lua_tostring(L, idx);
 }
 
-int get_option(lua_State *L, int idx, const char *name) {
+int cuarr_lua_get_option(lua_State *L, int idx, const char *name) {
   if (lua_type(L, idx) != LUA_TTABLE) {
     lua_pushnil(L);
     return LUA_TNIL;
@@ -54,8 +54,8 @@ int get_option(lua_State *L, int idx, const char *name) {
   return lua_getfield(L, idx, name);
 }
 
-bool opt_bool_field(lua_State *L, int idx, const char *name, bool def) {
-  int t = get_option(L, idx, name);
+bool cuarr_lua_opt_bool_field(lua_State *L, int idx, const char *name, bool def) {
+  int t = cuarr_lua_get_option(L, idx, name);
   bool v = def;
   if (t == LUA_TBOOLEAN)
     v = lua_toboolean(L, -1);
@@ -66,7 +66,7 @@ bool opt_bool_field(lua_State *L, int idx, const char *name, bool def) {
   return v;
 }
 
-cuarr_dtype check_dtype(lua_State *L, int idx) {
+cuarr_dtype cuarr_lua_check_dtype(lua_State *L, int idx) {
   if (lua_type(L, idx) != LUA_TSTRING)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "dtype must be a string such as \"float32\", got %s",
                     luaL_typename(L, idx));
@@ -76,8 +76,8 @@ cuarr_dtype check_dtype(lua_State *L, int idx) {
   return d;
 }
 
-cuarr_dtype opt_dtype(lua_State *L, int idx, cuarr_dtype def) {
-  return lua_isnoneornil(L, idx) ? def : check_dtype(L, idx);
+cuarr_dtype cuarr_lua_opt_dtype(lua_State *L, int idx, cuarr_dtype def) {
+  return lua_isnoneornil(L, idx) ? def : cuarr_lua_check_dtype(L, idx);
 }
 
 /* One extent: an integer, or a float with an integral value (1e6 is a float in Lua). */
@@ -91,12 +91,13 @@ static int64_t extent_of(lua_State *L, int idx, int axis) {
     cuarr_lua_error(L, CUARR_VALUE_ERROR, "shape entries must be integers, got %s at position %d",
                     lua_tostring(L, idx), axis + 1);
   if (v < 0)
-    cuarr_lua_error(L, CUARR_VALUE_ERROR, "negative dimensions are not allowed (%lld at position %d)",
-                    (long long)v, axis + 1);
+    cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                    "negative dimensions are not allowed (%lld at position %d)", (long long)v,
+                    axis + 1);
   return (int64_t)v;
 }
 
-int check_shape(lua_State *L, int idx, int64_t *shape) {
+int cuarr_lua_check_shape(lua_State *L, int idx, int64_t *shape) {
   if (lua_type(L, idx) == LUA_TNUMBER) {
     shape[0] = extent_of(L, idx, 0);
     return 1;
@@ -116,7 +117,7 @@ int check_shape(lua_State *L, int idx, int64_t *shape) {
   return (int)n;
 }
 
-bool to_scalar(lua_State *L, int idx, cuarr_scalar *out) {
+bool cuarr_lua_to_scalar(lua_State *L, int idx, cuarr_scalar *out) {
   switch (lua_type(L, idx)) {
   case LUA_TBOOLEAN:
     out->dtype = CUARR_BOOL;
@@ -135,8 +136,8 @@ bool to_scalar(lua_State *L, int idx, cuarr_scalar *out) {
   }
 }
 
-const char *opt_string_field(lua_State *L, int idx, const char *name) {
-  int t = get_option(L, idx, name);
+const char *cuarr_lua_opt_string_field(lua_State *L, int idx, const char *name) {
+  int t = cuarr_lua_get_option(L, idx, name);
   const char *v = NULL;
   if (t == LUA_TSTRING)
     v = lua_tostring(L, -1);
@@ -148,16 +149,16 @@ const char *opt_string_field(lua_State *L, int idx, const char *name) {
 }
 
 /* opts.options: a table of NVRTC options into options[] (kept alive by the table); the count. */
-int read_compile_options(lua_State *L, int opts, const char **options) {
+int cuarr_lua_read_compile_options(lua_State *L, int opts, const char **options) {
   int n = 0;
-  if (get_option(L, opts, "options") == LUA_TTABLE) {
+  if (cuarr_lua_get_option(L, opts, "options") == LUA_TTABLE) {
     lua_Integer len = luaL_len(L, -1);
     if (len > CUARR_LUA_MAX_OPTIONS)
       return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most %d compile options",
                              CUARR_LUA_MAX_OPTIONS);
     for (lua_Integer i = 1; i <= len; i++) {
       lua_geti(L, -1, i);
-      options[n++] = check_string(L, -1, "compile option");
+      options[n++] = cuarr_lua_check_string(L, -1, "compile option");
       lua_pop(L, 1);
     }
   } else if (!lua_isnil(L, -1)) {

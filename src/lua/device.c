@@ -2,7 +2,7 @@
  * device.c -- Device objects, the current device, the runtime's versions.
  *
  * Device ids are CUDA's ordinals (0-based), as nvidia-smi shows them.  A Device object is a
- * userdata holding the ordinal, interned per id (push_device), so == compares them.
+ * userdata holding the ordinal, interned per id (cuarr_lua_push_device), so == compares them.
  */
 #include <limits.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 #include "binding.h"
 
 static int check_device_ud(lua_State *L, int idx) {
-  int *d = luaL_testudata(L, idx, CUARR_DEVICE_MT);
+  int *d = luaL_testudata(L, idx, CUARR_LUA_DEVICE_MT);
   if (!d)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be a Device, got %s", idx,
                     luaL_typename(L, idx));
@@ -20,26 +20,27 @@ static int check_device_ud(lua_State *L, int idx) {
 /* A device ordinal argument, checked to exist; ids beyond int's range do not (they must not
  * wrap round to a device that does). */
 static int check_device_id(lua_State *L, int idx, const char *what) {
-  lua_Integer v = check_integer(L, idx, what);
+  lua_Integer v = cuarr_lua_check_integer(L, idx, what);
   if (v < 0 || v > INT_MAX) {
     int n = 0;
-    LTRY(L, cuarr_device_count(&n)); /* NotAvailable without a driver, as for any other id */
-    cuarr_lua_error(L, CUARR_VALUE_ERROR, "device %lld does not exist (%d device%s)",
-                    (long long)v, n, n == 1 ? "" : "s");
+    CUARR_LUA_TRY(L,
+                  cuarr_device_count(&n)); /* NotAvailable without a driver, as for any other id */
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "device %lld does not exist (%d device%s)", (long long)v,
+                    n, n == 1 ? "" : "s");
   }
-  LTRY(L, cuarr_device_check((int)v));
+  CUARR_LUA_TRY(L, cuarr_device_check((int)v));
   return (int)v;
 }
 
 /* cuarr.Device([id]) -- the current device when id is nil. */
 static int l_device(lua_State *L) {
-  lstate *S = STATE(L);
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
   int id = S->device;
   if (lua_isnoneornil(L, 1))
-    LTRY(L, cuarr_device_check(id));
+    CUARR_LUA_TRY(L, cuarr_device_check(id));
   else
     id = check_device_id(L, 1, "device id");
-  push_device(L, id);
+  cuarr_lua_push_device(L, id);
   return 1;
 }
 
@@ -50,7 +51,7 @@ static void set_int(lua_State *L, const char *k, lua_Integer v) {
 
 static void push_properties(lua_State *L, int id) {
   cuarr_device_props p;
-  LTRY(L, cuarr_device_properties(id, &p));
+  CUARR_LUA_TRY(L, cuarr_device_properties(id, &p));
   lua_createtable(L, 0, 14);
   lua_pushstring(L, p.name);
   lua_setfield(L, -2, "name");
@@ -73,23 +74,23 @@ static void push_properties(lua_State *L, int id) {
 
 /* d:use() -- make d the current device of this Lua state. */
 static int device_use(lua_State *L) {
-  lstate *S = STATE(L);
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
   int id = check_device_ud(L, 1);
-  LTRY(L, cuarr_device_activate(id));
+  CUARR_LUA_TRY(L, cuarr_device_activate(id));
   S->device = id;
   lua_settop(L, 1);
   return 1;
 }
 
 static int device_synchronize(lua_State *L) {
-  LTRY(L, cuarr_device_synchronize(check_device_ud(L, 1)));
+  CUARR_LUA_TRY(L, cuarr_device_synchronize(check_device_ud(L, 1)));
   return 0;
 }
 
 /* d:mem_info() -- free and total bytes of device memory, as the driver counts them. */
 static int device_mem_info(lua_State *L) {
   size_t free_bytes, total;
-  LTRY(L, cuarr_device_memory_info(check_device_ud(L, 1), &free_bytes, &total));
+  CUARR_LUA_TRY(L, cuarr_device_memory_info(check_device_ud(L, 1), &free_bytes, &total));
   lua_pushinteger(L, (lua_Integer)free_bytes);
   lua_pushinteger(L, (lua_Integer)total);
   return 2;
@@ -99,7 +100,7 @@ static int device_can_access_peer(lua_State *L) {
   bool yes;
   int self = check_device_ud(L, 1);
   int peer = check_device_id(L, 2, "peer device id");
-  LTRY(L, cuarr_device_can_access_peer(self, peer, &yes));
+  CUARR_LUA_TRY(L, cuarr_device_can_access_peer(self, peer, &yes));
   lua_pushboolean(L, yes);
   return 1;
 }
@@ -128,19 +129,20 @@ static int device_tostring(lua_State *L) {
 }
 
 static int device_eq(lua_State *L) {
-  int *a = luaL_testudata(L, 1, CUARR_DEVICE_MT), *b = luaL_testudata(L, 2, CUARR_DEVICE_MT);
+  int *a = luaL_testudata(L, 1, CUARR_LUA_DEVICE_MT),
+      *b = luaL_testudata(L, 2, CUARR_LUA_DEVICE_MT);
   lua_pushboolean(L, a && b && *a == *b);
   return 1;
 }
 
 static int l_get_device_id(lua_State *L) {
-  lua_pushinteger(L, STATE(L)->device);
+  lua_pushinteger(L, CUARR_LUA_STATE(L)->device);
   return 1;
 }
 
 static int l_synchronize(lua_State *L) {
-  lstate *S = STATE(L);
-  LTRY(L, cuarr_device_synchronize(lstate_device(L, S)));
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  CUARR_LUA_TRY(L, cuarr_device_synchronize(cuarr_lua_current_device(L, S)));
   return 0;
 }
 
@@ -187,5 +189,5 @@ void cuarr_lua_open_devices(lua_State *L) {
       {"__eq", device_eq},
       {NULL, NULL},
   };
-  cuarr_lua_new_class(L, lua_absindex(L, -1), CUARR_DEVICE_MT, methods, device_index, meta);
+  cuarr_lua_new_class(L, lua_absindex(L, -1), CUARR_LUA_DEVICE_MT, methods, device_index, meta);
 }

@@ -12,49 +12,51 @@
 
 #include "user_kernel.h"
 
-#define CUARR_EWKERNEL_MT "cuarr.ElementwiseKernel"
+#define CUARR_LUA_ELEMENTWISE_KERNEL_MT "cuarr.ElementwiseKernel"
 
-static lkernel *check_kernel(lua_State *L, int idx) {
-  return check_kernel_object(L, idx, CUARR_EWKERNEL_MT, "an ElementwiseKernel");
+static cuarr_lua_kernel *check_kernel(lua_State *L, int idx) {
+  return cuarr_lua_check_kernel(L, idx, CUARR_LUA_ELEMENTWISE_KERNEL_MT, "an ElementwiseKernel");
 }
 
 /* cuarr.ElementwiseKernel(in_params, out_params, operation[, name][, opts]) */
 static int l_elementwise_kernel(lua_State *L) {
-  const char *in_params = check_string(L, 1, "in_params");
-  const char *out_params = check_string(L, 2, "out_params");
-  const char *operation = check_string(L, 3, "operation");
+  const char *in_params = cuarr_lua_check_string(L, 1, "in_params");
+  const char *out_params = cuarr_lua_check_string(L, 2, "out_params");
+  const char *operation = cuarr_lua_check_string(L, 3, "operation");
   const char *name = "kernel";
-  int opts = kernel_name_and_opts(L, 4, &name);
+  int opts = cuarr_lua_kernel_name_and_opts(L, 4, &name);
   cuarr_elementwise_kernel_options o = {0};
   const char *options[CUARR_LUA_MAX_OPTIONS];
   if (opts) {
-    o.preamble = opt_string_field(L, opts, "preamble");
-    o.loop_prep = opt_string_field(L, opts, "loop_prep");
-    o.after_loop = opt_string_field(L, opts, "after_loop");
-    o.n_options = read_compile_options(L, opts, options);
+    o.preamble = cuarr_lua_opt_string_field(L, opts, "preamble");
+    o.loop_prep = cuarr_lua_opt_string_field(L, opts, "loop_prep");
+    o.after_loop = cuarr_lua_opt_string_field(L, opts, "after_loop");
+    o.n_options = cuarr_lua_read_compile_options(L, opts, options);
     o.options = options;
   }
-  lkernel *k = new_kernel_object(L, CUARR_EWKERNEL_MT);
-  LTRY(L, cuarr_elementwise_kernel_new(in_params, out_params, operation, name, &o, &k->ew));
+  cuarr_lua_kernel *k = cuarr_lua_new_kernel(L, CUARR_LUA_ELEMENTWISE_KERNEL_MT);
+  CUARR_LUA_TRY(L,
+                cuarr_elementwise_kernel_new(in_params, out_params, operation, name, &o, &k->ew));
   return 1;
 }
 
 static int kernel_gc(lua_State *L) {
-  cuarr_elementwise_kernel_free(close_kernel_object(L, CUARR_EWKERNEL_MT).ew);
+  cuarr_elementwise_kernel_free(cuarr_lua_close_kernel(L, CUARR_LUA_ELEMENTWISE_KERNEL_MT).ew);
   return 0;
 }
 
 /* k(inputs...[, outputs...][, {size = n}]) */
 static int kernel_call(lua_State *L) {
-  lstate *S = STATE(L);
-  lkernel *k = check_kernel(L, 1);
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  cuarr_lua_kernel *k = check_kernel(L, 1);
   int nin = cuarr_elementwise_kernel_nin(k->ew), nout = cuarr_elementwise_kernel_nout(k->ew);
   int nargs = lua_gettop(L) - 1;
   int64_t size = -1;
-  if (nargs > 0 && lua_istable(L, nargs + 1) && !to_array(L, nargs + 1)) {
-    if (get_option(L, nargs + 1, "size") != LUA_TNIL) {
-      size = check_integer(L, -1, "size");
-      if (size < 0) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "size must be non-negative");
+  if (nargs > 0 && lua_istable(L, nargs + 1) && !cuarr_lua_to_array(L, nargs + 1)) {
+    if (cuarr_lua_get_option(L, nargs + 1, "size") != LUA_TNIL) {
+      size = cuarr_lua_check_integer(L, -1, "size");
+      if (size < 0)
+        return cuarr_lua_error(L, CUARR_VALUE_ERROR, "size must be non-negative");
     }
     lua_pop(L, 1);
     nargs--;
@@ -64,11 +66,12 @@ static int kernel_call(lua_State *L) {
                            "the kernel takes %d inputs (and optionally %d outputs), got %d "
                            "arguments",
                            nin, nout, nargs);
-  int device = lstate_device(L, S);
+  int device = cuarr_lua_current_device(L, S);
   cuarr_operand in[64];
-  if (nin > 64) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most 64 inputs");
+  if (nin > 64)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most 64 inputs");
   for (int j = 0; j < nin; j++) {
-    read_kernel_input(L, S, j, &in[j]);
+    cuarr_lua_read_kernel_input(L, S, j, &in[j]);
     if (in[j].array && cuarr_array_device(in[j].array) == CUARR_HOST)
       return cuarr_lua_error(L, CUARR_VALUE_ERROR,
                              "ElementwiseKernel runs on the device: argument #%d is a host array",
@@ -77,38 +80,41 @@ static int kernel_call(lua_State *L) {
   /* Outputs: the given arrays, or new userdata the core fills in. */
   int first_out = lua_gettop(L) + 1;
   cuarr_array outs[64];
-  if (nout > 64) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most 64 outputs");
+  if (nout > 64)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most 64 outputs");
   for (int j = 0; j < nout; j++) {
     if (nargs == nin + nout) {
-      const cuarr_array *o = check_array(L, nin + 2 + j);
-      check_on_current_device(L, S, o);
+      const cuarr_array *o = cuarr_lua_check_array(L, nin + 2 + j);
+      cuarr_lua_check_on_current_device(L, S, o);
       lua_pushvalue(L, nin + 2 + j);
       outs[j] = *o;
     } else {
-      push_array(L, 0);
+      cuarr_lua_push_array(L, 0);
       memset(&outs[j], 0, sizeof outs[j]);
     }
   }
-  LTRY(L, cuarr_elementwise_kernel_call(lstate_context(S, device), k->ew, device, in, outs, size,
-                               S->default_float));
+  CUARR_LUA_TRY(L, cuarr_elementwise_kernel_call(cuarr_lua_context(S, device), k->ew, device, in,
+                                                 outs, size, S->default_float));
   if (nargs != nin + nout) { /* move the new arrays into their userdata */
     for (int j = 0; j < nout; j++) {
       cuarr_array *ud = lua_touserdata(L, first_out + j);
       *ud = outs[j];
-      lstate_account(L, S, ud->buf->nbytes);
+      cuarr_lua_account(L, S, ud->buf->nbytes);
     }
   }
   return nout;
 }
 
 static int kernel_index(lua_State *L) {
-  lkernel *k = check_kernel(L, 1);
-  return kernel_field(L, CUARR_EWKERNEL_MT, cuarr_elementwise_kernel_nin(k->ew),
-                      cuarr_elementwise_kernel_nout(k->ew));
+  cuarr_lua_kernel *k = check_kernel(L, 1);
+  return cuarr_lua_kernel_field(L, CUARR_LUA_ELEMENTWISE_KERNEL_MT,
+                                cuarr_elementwise_kernel_nin(k->ew),
+                                cuarr_elementwise_kernel_nout(k->ew));
 }
 
 void cuarr_lua_open_elementwise_kernels(lua_State *L, int state_idx) {
-  open_kernel_metatable(L, state_idx, CUARR_EWKERNEL_MT, kernel_call, kernel_gc, kernel_index);
+  cuarr_lua_open_kernel_metatable(L, state_idx, CUARR_LUA_ELEMENTWISE_KERNEL_MT, kernel_call,
+                                  kernel_gc, kernel_index);
 }
 
 const luaL_Reg cuarr_elementwise_kernel_functions[] = {

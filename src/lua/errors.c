@@ -18,7 +18,7 @@ static int error_tostring(lua_State *L) {
 }
 
 void cuarr_lua_open_errors(lua_State *L) {
-  if (luaL_newmetatable(L, CUARR_ERROR_MT)) {
+  if (luaL_newmetatable(L, CUARR_LUA_ERROR_MT)) {
     lua_pushcfunction(L, error_tostring);
     lua_setfield(L, -2, "__tostring");
     lua_pushstring(L, "cuarr.Error");
@@ -33,7 +33,7 @@ static int raise(lua_State *L, const char *kind, const char *message) {
   lua_setfield(L, -2, "kind");
   lua_pushstring(L, message);
   lua_setfield(L, -2, "message");
-  luaL_setmetatable(L, CUARR_ERROR_MT);
+  luaL_setmetatable(L, CUARR_LUA_ERROR_MT);
   return lua_error(L);
 }
 

@@ -37,13 +37,14 @@ static int l_perf_counter(lua_State *L) {
 static int l_raise(lua_State *L) {
   const char *kind = luaL_checkstring(L, 1), *message = luaL_checkstring(L, 2);
   for (cuarr_status s = CUARR_VALUE_ERROR; s <= CUARR_NOT_AVAILABLE; s++)
-    if (!strcmp(kind, cuarr_status_name(s))) return cuarr_lua_error(L, s, "%s", message);
+    if (!strcmp(kind, cuarr_status_name(s)))
+      return cuarr_lua_error(L, s, "%s", message);
   return luaL_error(L, "unknown error kind '%s'", kind);
 }
 
 int luaopen_cuarr_core(lua_State *L) {
   cuarr_lua_open_errors(L);
-  lstate_new(L);
+  cuarr_lua_state_new(L);
   int state_idx = lua_gettop(L);
   cuarr_lua_open_ndarray(L);
   cuarr_lua_open_devices(L);
@@ -51,7 +52,7 @@ int luaopen_cuarr_core(lua_State *L) {
   cuarr_lua_open_pools(L);
   cuarr_lua_open_elementwise_kernels(L, state_idx);
   cuarr_lua_open_reduction_kernels(L, state_idx);
-  luaL_getmetatable(L, CUARR_ARRAY_MT);
+  luaL_getmetatable(L, CUARR_LUA_ARRAY_MT);
   cuarr_lua_set_array_ufuncs(L, state_idx, lua_gettop(L));
   lua_getfield(L, -1, "methods");
   cuarr_lua_set_reductions(L, state_idx);
@@ -80,9 +81,9 @@ int luaopen_cuarr_core(lua_State *L) {
   lua_setfield(L, -2, "cpu");
 
   /* The metatables, for the front end to extend (printing, guards, ...). */
-  const char *classes[][2] = {{"ndarray", CUARR_ARRAY_MT}, {"Device", CUARR_DEVICE_MT},
-                              {"Stream", CUARR_STREAM_MT}, {"Event", CUARR_EVENT_MT},
-                              {"MemoryPool", CUARR_POOL_MT}, {"Error", CUARR_ERROR_MT}};
+  const char *classes[][2] = {{"ndarray", CUARR_LUA_ARRAY_MT},   {"Device", CUARR_LUA_DEVICE_MT},
+                              {"Stream", CUARR_LUA_STREAM_MT},   {"Event", CUARR_LUA_EVENT_MT},
+                              {"MemoryPool", CUARR_LUA_POOL_MT}, {"Error", CUARR_LUA_ERROR_MT}};
   lua_newtable(L);
   for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
     luaL_getmetatable(L, classes[i][1]);

@@ -12,18 +12,18 @@
  */
 #include "user_kernel.h"
 
-#define CUARR_REDKERNEL_MT "cuarr.ReductionKernel"
+#define CUARR_LUA_REDUCTION_KERNEL_MT "cuarr.ReductionKernel"
 
-static lkernel *check_kernel(lua_State *L, int idx) {
-  return check_kernel_object(L, idx, CUARR_REDKERNEL_MT, "a ReductionKernel");
+static cuarr_lua_kernel *check_kernel(lua_State *L, int idx) {
+  return cuarr_lua_check_kernel(L, idx, CUARR_LUA_REDUCTION_KERNEL_MT, "a ReductionKernel");
 }
 
 static int l_reduction_kernel(lua_State *L) {
-  const char *in_params = check_string(L, 1, "in_params");
-  const char *out_params = check_string(L, 2, "out_params");
-  const char *map_expr = check_string(L, 3, "map_expr");
-  const char *reduce_expr = check_string(L, 4, "reduce_expr");
-  const char *post_expr = check_string(L, 5, "post_map_expr");
+  const char *in_params = cuarr_lua_check_string(L, 1, "in_params");
+  const char *out_params = cuarr_lua_check_string(L, 2, "out_params");
+  const char *map_expr = cuarr_lua_check_string(L, 3, "map_expr");
+  const char *reduce_expr = cuarr_lua_check_string(L, 4, "reduce_expr");
+  const char *post_expr = cuarr_lua_check_string(L, 5, "post_map_expr");
   const char *identity = NULL;
   if (lua_type(L, 6) == LUA_TNUMBER || lua_type(L, 6) == LUA_TSTRING)
     identity = lua_tostring(L, 6); /* a number becomes its text */
@@ -31,23 +31,23 @@ static int l_reduction_kernel(lua_State *L) {
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "identity must be a string or nil, got %s",
                            luaL_typename(L, 6));
   const char *name = "reduce_kernel";
-  int opts = kernel_name_and_opts(L, 7, &name);
+  int opts = cuarr_lua_kernel_name_and_opts(L, 7, &name);
   cuarr_reduction_kernel_options o = {0};
   const char *options[CUARR_LUA_MAX_OPTIONS];
   if (opts) {
-    o.reduce_type = opt_string_field(L, opts, "reduce_type");
-    o.preamble = opt_string_field(L, opts, "preamble");
-    o.n_options = read_compile_options(L, opts, options);
+    o.reduce_type = cuarr_lua_opt_string_field(L, opts, "reduce_type");
+    o.preamble = cuarr_lua_opt_string_field(L, opts, "preamble");
+    o.n_options = cuarr_lua_read_compile_options(L, opts, options);
     o.options = options;
   }
-  lkernel *k = new_kernel_object(L, CUARR_REDKERNEL_MT);
-  LTRY(L, cuarr_reduction_kernel_new(in_params, out_params, map_expr, reduce_expr, post_expr, identity,
-                               name, &o, &k->red));
+  cuarr_lua_kernel *k = cuarr_lua_new_kernel(L, CUARR_LUA_REDUCTION_KERNEL_MT);
+  CUARR_LUA_TRY(L, cuarr_reduction_kernel_new(in_params, out_params, map_expr, reduce_expr,
+                                              post_expr, identity, name, &o, &k->red));
   return 1;
 }
 
 static int kernel_gc(lua_State *L) {
-  cuarr_reduction_kernel_free(close_kernel_object(L, CUARR_REDKERNEL_MT).red);
+  cuarr_reduction_kernel_free(cuarr_lua_close_kernel(L, CUARR_LUA_REDUCTION_KERNEL_MT).red);
   return 0;
 }
 
@@ -69,22 +69,22 @@ static uint64_t axis_bit(lua_State *L, int idx, int ndim) {
 
 /* k(inputs...[, {axis=, keepdims=, out=}]) */
 static int kernel_call(lua_State *L) {
-  lstate *S = STATE(L);
-  lkernel *k = check_kernel(L, 1);
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  cuarr_lua_kernel *k = check_kernel(L, 1);
   int nin = cuarr_reduction_kernel_nin(k->red);
   int nargs = lua_gettop(L) - 1, opts = 0;
-  if (nargs > 0 && lua_istable(L, nargs + 1) && !to_array(L, nargs + 1))
+  if (nargs > 0 && lua_istable(L, nargs + 1) && !cuarr_lua_to_array(L, nargs + 1))
     opts = nargs-- + 1;
   if (nargs != nin)
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "the kernel takes %d inputs, got %d arguments",
                            nin, nargs);
-  int device = lstate_device(L, S);
+  int device = cuarr_lua_current_device(L, S);
   cuarr_operand in[64];
   if (nin > 64)
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most 64 inputs");
   int ndim = 0;
   for (int j = 0; j < nin; j++) {
-    read_kernel_input(L, S, j, &in[j]);
+    cuarr_lua_read_kernel_input(L, S, j, &in[j]);
     if (in[j].array && in[j].array->ndim > ndim)
       ndim = in[j].array->ndim;
   }
@@ -92,7 +92,7 @@ static int kernel_call(lua_State *L) {
   bool keepdims = false;
   int out_idx = 0;
   if (opts) {
-    int t = get_option(L, opts, "axis");
+    int t = cuarr_lua_get_option(L, opts, "axis");
     if (t == LUA_TTABLE) {
       axes = 0;
       lua_Integer n = luaL_len(L, -1);
@@ -108,9 +108,9 @@ static int kernel_call(lua_State *L) {
       axes = axis_bit(L, -1, ndim);
     }
     lua_pop(L, 1);
-    keepdims = opt_bool_field(L, opts, "keepdims", false);
-    if (get_option(L, opts, "out") != LUA_TNIL) {
-      check_array(L, -1);
+    keepdims = cuarr_lua_opt_bool_field(L, opts, "keepdims", false);
+    if (cuarr_lua_get_option(L, opts, "out") != LUA_TNIL) {
+      cuarr_lua_check_array(L, -1);
       out_idx = lua_gettop(L);
     } else {
       lua_pop(L, 1);
@@ -118,25 +118,27 @@ static int kernel_call(lua_State *L) {
   }
   cuarr_array *out;
   if (out_idx) {
-    out = check_array(L, out_idx);
-    check_on_current_device(L, S, out);
+    out = cuarr_lua_check_array(L, out_idx);
+    cuarr_lua_check_on_current_device(L, S, out);
     lua_pushvalue(L, out_idx);
   } else {
-    out = push_array(L, 0);
+    out = cuarr_lua_push_array(L, 0);
   }
-  LTRY(L, cuarr_reduction_kernel_call(lstate_context(S, device), k->red, device, in, axes, keepdims,
-                                S->default_float, out));
+  CUARR_LUA_TRY(L, cuarr_reduction_kernel_call(cuarr_lua_context(S, device), k->red, device, in,
+                                               axes, keepdims, S->default_float, out));
   if (!out_idx)
-    lstate_account(L, S, out->buf->nbytes);
+    cuarr_lua_account(L, S, out->buf->nbytes);
   return 1;
 }
 
 static int kernel_index(lua_State *L) {
-  return kernel_field(L, CUARR_REDKERNEL_MT, cuarr_reduction_kernel_nin(check_kernel(L, 1)->red), 1);
+  return cuarr_lua_kernel_field(L, CUARR_LUA_REDUCTION_KERNEL_MT,
+                                cuarr_reduction_kernel_nin(check_kernel(L, 1)->red), 1);
 }
 
 void cuarr_lua_open_reduction_kernels(lua_State *L, int state_idx) {
-  open_kernel_metatable(L, state_idx, CUARR_REDKERNEL_MT, kernel_call, kernel_gc, kernel_index);
+  cuarr_lua_open_kernel_metatable(L, state_idx, CUARR_LUA_REDUCTION_KERNEL_MT, kernel_call,
+                                  kernel_gc, kernel_index);
 }
 
 const luaL_Reg cuarr_reduction_kernel_functions[] = {
