@@ -329,7 +329,7 @@ static int l_get_default_dtype(lua_State *L) {
   return 1;
 }
 
-const luaL_Reg cuarr_creation_functions[] = {
+static const luaL_Reg creations[] = {
     {"empty", l_empty},
     {"zeros", l_zeros},
     {"ones", l_ones},
@@ -348,3 +348,18 @@ const luaL_Reg cuarr_creation_functions[] = {
     {"get_default_dtype", l_get_default_dtype},
     {NULL, NULL},
 };
+
+/* The creations into `into`, with upvalue 2 saying whether they make host arrays. */
+static void set_creations(lua_State *L, const cuarr_lua_module *m, int into, bool host) {
+  for (const luaL_Reg *r = creations; r->name; r++) {
+    lua_pushvalue(L, m->state);
+    lua_pushboolean(L, host);
+    lua_pushcclosure(L, r->func, 2);
+    lua_setfield(L, into, r->name);
+  }
+}
+
+void cuarr_lua_open_creations(lua_State *L, const cuarr_lua_module *m) {
+  set_creations(L, m, m->functions, false);
+  set_creations(L, m, m->cpu, true);
+}

@@ -105,22 +105,16 @@ static int device_can_access_peer(lua_State *L) {
   return 1;
 }
 
-static int device_index(lua_State *L) {
-  int id = check_device_ud(L, 1);
-  const char *k;
-  if (cuarr_lua_get_method(L, "Device", &k))
-    return 1;
-  if (!strcmp(k, "id")) {
-    lua_pushinteger(L, id);
-  } else if (!strcmp(k, "properties")) {
-    push_properties(L, id);
-  } else if (!strcmp(k, "compute_capability")) {
-    push_properties(L, id);
-    lua_getfield(L, -1, "compute_capability");
-  } else {
-    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "Device has no field or method '%s'", k);
-  }
-  return 1;
+/* The fields of the Device at index 1. */
+static void *check_device_object(lua_State *L, int idx) {
+  check_device_ud(L, idx); /* raises for anything else */
+  return lua_touserdata(L, idx);
+}
+static void field_id(lua_State *L, void *self) { lua_pushinteger(L, *(int *)self); }
+static void field_properties(lua_State *L, void *self) { push_properties(L, *(int *)self); }
+static void field_compute_capability(lua_State *L, void *self) {
+  push_properties(L, *(int *)self);
+  lua_getfield(L, -1, "compute_capability");
 }
 
 static int device_tostring(lua_State *L) {
@@ -167,27 +161,46 @@ static int l_runtime_info(lua_State *L) {
   return 1;
 }
 
-const luaL_Reg cuarr_device_functions[] = {
-    {"Device", l_device},
-    {"get_device_id", l_get_device_id},
-    {"synchronize", l_synchronize},
-    {"is_available", l_is_available},
-    {"runtime_info", l_runtime_info},
+static const luaL_Reg device_methods[] = {
+    {"use", device_use},
+    {"synchronize", device_synchronize},
+    {"mem_info", device_mem_info},
+    {"can_access_peer", device_can_access_peer},
     {NULL, NULL},
 };
 
-void cuarr_lua_open_devices(lua_State *L) {
-  const luaL_Reg methods[] = {
-      {"use", device_use},
-      {"synchronize", device_synchronize},
-      {"mem_info", device_mem_info},
-      {"can_access_peer", device_can_access_peer},
+static const luaL_Reg device_metamethods[] = {
+    {"__tostring", device_tostring},
+    {"__eq", device_eq},
+    {NULL, NULL},
+};
+
+static const cuarr_lua_field device_fields[] = {
+    {"id", field_id},
+    {"properties", field_properties},
+    {"compute_capability", field_compute_capability},
+    {NULL, NULL},
+};
+
+const cuarr_lua_class cuarr_lua_device_class = {
+    .name = "Device",
+    .metatable = CUARR_LUA_DEVICE_MT,
+    .methods = device_methods,
+    .metamethods = device_metamethods,
+    .fields = device_fields,
+    .check = check_device_object,
+    .no_such_key = "Device has no field or method '%s'",
+    .extendable = true,
+};
+
+void cuarr_lua_open_devices(lua_State *L, const cuarr_lua_module *m) {
+  static const luaL_Reg functions[] = {
+      {"Device", l_device},
+      {"get_device_id", l_get_device_id},
+      {"synchronize", l_synchronize},
+      {"is_available", l_is_available},
+      {"runtime_info", l_runtime_info},
       {NULL, NULL},
   };
-  const luaL_Reg meta[] = {
-      {"__tostring", device_tostring},
-      {"__eq", device_eq},
-      {NULL, NULL},
-  };
-  cuarr_lua_new_class(L, lua_absindex(L, -1), CUARR_LUA_DEVICE_MT, methods, device_index, meta);
+  cuarr_lua_set_functions(L, m, m->functions, functions);
 }

@@ -12,10 +12,9 @@
 
 #include "user_kernel.h"
 
-#define CUARR_LUA_ELEMENTWISE_KERNEL_MT "cuarr.ElementwiseKernel"
-
 static cuarr_lua_kernel *check_kernel(lua_State *L, int idx) {
-  return cuarr_lua_check_kernel(L, idx, CUARR_LUA_ELEMENTWISE_KERNEL_MT, "an ElementwiseKernel");
+  return cuarr_lua_check_kernel(L, idx, &cuarr_lua_elementwise_kernel_class,
+                                "an ElementwiseKernel");
 }
 
 /* cuarr.ElementwiseKernel(in_params, out_params, operation[, name][, opts]) */
@@ -34,14 +33,14 @@ static int l_elementwise_kernel(lua_State *L) {
     o.n_options = cuarr_lua_read_compile_options(L, opts, options);
     o.options = options;
   }
-  cuarr_lua_kernel *k = cuarr_lua_new_kernel(L, CUARR_LUA_ELEMENTWISE_KERNEL_MT);
+  cuarr_lua_kernel *k = cuarr_lua_new_kernel(L, &cuarr_lua_elementwise_kernel_class);
   CUARR_LUA_TRY(L,
                 cuarr_elementwise_kernel_new(in_params, out_params, operation, name, &o, &k->ew));
   return 1;
 }
 
 static int kernel_gc(lua_State *L) {
-  cuarr_elementwise_kernel_free(cuarr_lua_close_kernel(L, CUARR_LUA_ELEMENTWISE_KERNEL_MT).ew);
+  cuarr_elementwise_kernel_free(cuarr_lua_close_kernel(L, &cuarr_lua_elementwise_kernel_class).ew);
   return 0;
 }
 
@@ -105,19 +104,41 @@ static int kernel_call(lua_State *L) {
   return nout;
 }
 
-static int kernel_index(lua_State *L) {
-  cuarr_lua_kernel *k = check_kernel(L, 1);
-  return cuarr_lua_kernel_field(L, CUARR_LUA_ELEMENTWISE_KERNEL_MT,
-                                cuarr_elementwise_kernel_nin(k->ew),
-                                cuarr_elementwise_kernel_nout(k->ew));
+/* The fields of the kernel object at index 1 (checked open). */
+static void *check_kernel_object(lua_State *L, int idx) { return check_kernel(L, idx); }
+static void field_nin(lua_State *L, void *self) {
+  lua_pushinteger(L, cuarr_elementwise_kernel_nin(((cuarr_lua_kernel *)self)->ew));
+}
+static void field_nout(lua_State *L, void *self) {
+  lua_pushinteger(L, cuarr_elementwise_kernel_nout(((cuarr_lua_kernel *)self)->ew));
 }
 
-void cuarr_lua_open_elementwise_kernels(lua_State *L, int state_idx) {
-  cuarr_lua_open_kernel_metatable(L, state_idx, CUARR_LUA_ELEMENTWISE_KERNEL_MT, kernel_call,
-                                  kernel_gc, kernel_index);
-}
-
-const luaL_Reg cuarr_elementwise_kernel_functions[] = {
-    {"ElementwiseKernel", l_elementwise_kernel},
+static const luaL_Reg kernel_metamethods[] = {
+    {"__call", kernel_call},
+    {"__gc", kernel_gc},
+    {"__close", kernel_gc},
     {NULL, NULL},
 };
+
+static const cuarr_lua_field kernel_fields[] = {
+    {"nin", field_nin},
+    {"nout", field_nout},
+    {NULL, NULL},
+};
+
+const cuarr_lua_class cuarr_lua_elementwise_kernel_class = {
+    .name = "ElementwiseKernel",
+    .metatable = "cuarr.ElementwiseKernel",
+    .metamethods = kernel_metamethods,
+    .fields = kernel_fields,
+    .check = check_kernel_object,
+    .no_such_key = "ElementwiseKernel has no field '%s'",
+};
+
+void cuarr_lua_open_elementwise_kernels(lua_State *L, const cuarr_lua_module *m) {
+  static const luaL_Reg functions[] = {
+      {"ElementwiseKernel", l_elementwise_kernel},
+      {NULL, NULL},
+  };
+  cuarr_lua_set_functions(L, m, m->functions, functions);
+}

@@ -17,15 +17,18 @@ static int error_tostring(lua_State *L) {
   return 1;
 }
 
-void cuarr_lua_open_errors(lua_State *L) {
-  if (luaL_newmetatable(L, CUARR_LUA_ERROR_MT)) {
-    lua_pushcfunction(L, error_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pushstring(L, "cuarr.Error");
-    lua_setfield(L, -2, "__name");
-  }
-  lua_pop(L, 1);
-}
+static const luaL_Reg error_metamethods[] = {
+    {"__tostring", error_tostring},
+    {NULL, NULL},
+};
+
+/* Error objects are tables: their own fields (kind, message) need no getters. */
+const cuarr_lua_class cuarr_lua_error_class = {
+    .name = "Error",
+    .metatable = CUARR_LUA_ERROR_MT,
+    .metamethods = error_metamethods,
+    .extendable = true,
+};
 
 static int raise(lua_State *L, const char *kind, const char *message) {
   lua_createtable(L, 0, 2);

@@ -188,60 +188,90 @@ static void push_flags(lua_State *L, const cuarr_array *a) {
   lua_setfield(L, -2, "owndata");
 }
 
-/* Push the field `name` of the array at index 1; false if there is no such field. */
-static bool push_field(lua_State *L, const cuarr_array *a, const char *name) {
-  size_t itemsize = cuarr_dtype_size(a->dtype);
-  if (!strcmp(name, "dtype"))
-    lua_pushstring(L, cuarr_dtype_name(a->dtype));
-  else if (!strcmp(name, "shape"))
-    push_int_list(L, a->ndim, a->shape);
-  else if (!strcmp(name, "strides"))
-    push_int_list(L, a->ndim, a->strides);
-  else if (!strcmp(name, "ndim"))
-    lua_pushinteger(L, a->ndim);
-  else if (!strcmp(name, "size"))
-    lua_pushinteger(L, cuarr_array_size(a));
-  else if (!strcmp(name, "nbytes"))
-    lua_pushinteger(L, cuarr_array_size(a) * (int64_t)itemsize);
-  else if (!strcmp(name, "itemsize"))
-    lua_pushinteger(L, (lua_Integer)itemsize);
-  else if (!strcmp(name, "device"))
-    cuarr_lua_push_device(L, cuarr_array_device(a));
-  else if (!strcmp(name, "flags"))
-    push_flags(L, a);
-  else if (!strcmp(name, "base"))
-    lua_getiuservalue(L, 1, 1);
-  else if (!strcmp(name, "data"))
-    lua_pushinteger(L, (lua_Integer)(intptr_t)cuarr_array_data(a));
-  else if (!strcmp(name, "is_pinned"))
-    lua_pushboolean(L, a->buf->pinned);
-  else
-    return false;
-  return true;
+/* The fields: getters of the array at index 1 (self, checked live). */
+static void field_dtype(lua_State *L, void *self) {
+  lua_pushstring(L, cuarr_dtype_name(((cuarr_array *)self)->dtype));
+}
+static void field_shape(lua_State *L, void *self) {
+  const cuarr_array *a = self;
+  push_int_list(L, a->ndim, a->shape);
+}
+static void field_strides(lua_State *L, void *self) {
+  const cuarr_array *a = self;
+  push_int_list(L, a->ndim, a->strides);
+}
+static void field_ndim(lua_State *L, void *self) {
+  lua_pushinteger(L, ((cuarr_array *)self)->ndim);
+}
+static void field_size(lua_State *L, void *self) { lua_pushinteger(L, cuarr_array_size(self)); }
+static void field_nbytes(lua_State *L, void *self) {
+  const cuarr_array *a = self;
+  lua_pushinteger(L, cuarr_array_size(a) * (int64_t)cuarr_dtype_size(a->dtype));
+}
+static void field_itemsize(lua_State *L, void *self) {
+  lua_pushinteger(L, (lua_Integer)cuarr_dtype_size(((cuarr_array *)self)->dtype));
+}
+static void field_device(lua_State *L, void *self) {
+  cuarr_lua_push_device(L, cuarr_array_device(self));
+}
+static void field_flags(lua_State *L, void *self) { push_flags(L, self); }
+static void field_base(lua_State *L, void *self) {
+  (void)self;
+  lua_getiuservalue(L, 1, 1);
+}
+static void field_data(lua_State *L, void *self) {
+  lua_pushinteger(L, (lua_Integer)(intptr_t)cuarr_array_data(self));
+}
+static void field_is_pinned(lua_State *L, void *self) {
+  lua_pushboolean(L, ((cuarr_array *)self)->buf->pinned);
 }
 
-int cuarr_lua_array_index_key(lua_State *L); /* indexing.c: a[number] and a[table] */
-int cuarr_lua_array_newindex(lua_State *L);  /* indexing.c */
+static const cuarr_lua_field array_fields[] = {
+    {"dtype", field_dtype},
+    {"shape", field_shape},
+    {"strides", field_strides},
+    {"ndim", field_ndim},
+    {"size", field_size},
+    {"nbytes", field_nbytes},
+    {"itemsize", field_itemsize},
+    {"device", field_device},
+    {"flags", field_flags},
+    {"base", field_base},
+    {"data", field_data},
+    {"is_pinned", field_is_pinned},
+    {NULL, NULL},
+};
 
-/* __index: methods first (upvalue 2 is the method table), then fields, then indexing. */
-static int array_index(lua_State *L) {
-  if (lua_type(L, 2) == LUA_TSTRING) {
-    lua_pushvalue(L, 2);
-    if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL)
-      return 1;
-    lua_pop(L, 1);
-    const cuarr_array *a = cuarr_lua_check_array(L, 1);
-    if (push_field(L, a, lua_tostring(L, 2)))
-      return 1;
-    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "arrays have no field or method '%s'",
-                           lua_tostring(L, 2));
-  }
-  return cuarr_lua_array_index_key(L);
-}
+static void *check_array_object(lua_State *L, int idx) { return cuarr_lua_check_array(L, idx); }
 
-static const luaL_Reg lifetime_methods[] = {
+static const luaL_Reg array_methods[] = {
     {"free", array_free},
     {NULL, NULL},
+};
+
+static const luaL_Reg array_metamethods[] = {
+    {"__newindex", cuarr_lua_array_newindex},
+    {"__gc", array_gc},
+    {"__close", array_close},
+    {"__len", array_len},
+    {"__lt", array_lt},
+    {"__le", array_lt},
+    {NULL, NULL},
+};
+
+/* One method table for free, the shape operations, the transfers, the ufuncs and reductions
+ * (their parts add them); the front end adds its own (printing, ...).  The operators are
+ * metamethods the ufuncs part sets.  a[i] and a[{...}] are indexing.c's. */
+const cuarr_lua_class cuarr_lua_ndarray_class = {
+    .name = "ndarray",
+    .metatable = CUARR_LUA_ARRAY_MT,
+    .methods = array_methods,
+    .metamethods = array_metamethods,
+    .fields = array_fields,
+    .check = check_array_object,
+    .index_other = cuarr_lua_array_index_key,
+    .no_such_key = "arrays have no field or method '%s'",
+    .extendable = true,
 };
 
 /* The Lua state's cuarr_lua_known_arrays (made by its first load of the module). */
@@ -259,27 +289,14 @@ static cuarr_lua_known_arrays *known_arrays_of(lua_State *L) {
   return k;
 }
 
-void cuarr_lua_open_ndarray(lua_State *L) {
-  int state_idx = lua_absindex(L, -1); /* the state is on top when this is called */
-  const luaL_Reg meta[] = {
-      {"__newindex", cuarr_lua_array_newindex},
-      {"__gc", array_gc},
-      {"__close", array_close},
-      {"__len", array_len},
-      {"__lt", array_lt},
-      {"__le", array_lt},
-      {NULL, NULL},
-  };
-  /* one method table for free, the shape operations and the transfers; the front end adds its
-   * own (printing, ...) to it */
-  cuarr_lua_new_class(L, state_idx, CUARR_LUA_ARRAY_MT, lifetime_methods, array_index, meta);
-  luaL_getmetatable(L, CUARR_LUA_ARRAY_MT);
-  cuarr_lua_state *S = lua_touserdata(L, state_idx);
-  S->array_mt = lua_topointer(L, -1);
+/* What the array's metatable needs besides its class: the state's fast ways to it, the
+ * recently recognised arrays, the interned Device objects. */
+void cuarr_lua_open_ndarray(lua_State *L, const cuarr_lua_module *m) {
+  cuarr_lua_state *S = lua_touserdata(L, m->state);
+  S->array_mt = cuarr_lua_class_metatable(S, &cuarr_lua_ndarray_class);
   S->known = known_arrays_of(L);
+  luaL_getmetatable(L, CUARR_LUA_ARRAY_MT);
   S->array_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-  cuarr_lua_add_methods(L, state_idx, CUARR_LUA_ARRAY_MT, cuarr_shape_methods);
-  cuarr_lua_add_methods(L, state_idx, CUARR_LUA_ARRAY_MT, cuarr_transfer_methods);
 
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, CUARR_LUA_DEVICE_MT ".cache");

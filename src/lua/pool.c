@@ -98,27 +98,36 @@ static int pool_tostring(lua_State *L) {
   return 1;
 }
 
-const luaL_Reg cuarr_pool_functions[] = {
-    {"get_default_memory_pool", l_get_default_memory_pool},
-    {"get_default_pinned_memory_pool", l_get_default_pinned_memory_pool},
+static const luaL_Reg pool_methods[] = {
+    {"used_bytes", pool_used_bytes},
+    {"total_bytes", pool_total_bytes},
+    {"free_bytes", pool_free_bytes},
+    {"n_free_blocks", pool_n_free_blocks},
+    {"free_all_blocks", pool_free_all_blocks},
+    {"set_limit", pool_set_limit},
+    {"get_limit", pool_get_limit},
     {NULL, NULL},
 };
 
-void cuarr_lua_open_pools(lua_State *L) {
-  const luaL_Reg methods[] = {
-      {"used_bytes", pool_used_bytes},
-      {"total_bytes", pool_total_bytes},
-      {"free_bytes", pool_free_bytes},
-      {"n_free_blocks", pool_n_free_blocks},
-      {"free_all_blocks", pool_free_all_blocks},
-      {"set_limit", pool_set_limit},
-      {"get_limit", pool_get_limit},
+static const luaL_Reg pool_metamethods[] = {
+    {"__tostring", pool_tostring},
+    {NULL, NULL},
+};
+
+/* No fields: __index is the method table. */
+const cuarr_lua_class cuarr_lua_pool_class = {
+    .name = "MemoryPool",
+    .metatable = CUARR_LUA_POOL_MT,
+    .methods = pool_methods,
+    .metamethods = pool_metamethods,
+    .extendable = true,
+};
+
+void cuarr_lua_open_pools(lua_State *L, const cuarr_lua_module *m) {
+  static const luaL_Reg functions[] = {
+      {"get_default_memory_pool", l_get_default_memory_pool},
+      {"get_default_pinned_memory_pool", l_get_default_pinned_memory_pool},
       {NULL, NULL},
   };
-  const luaL_Reg meta[] = {
-      {"__tostring", pool_tostring},
-      {NULL, NULL},
-  };
-  /* no fields: __index is the method table */
-  cuarr_lua_new_class(L, lua_absindex(L, -1), CUARR_LUA_POOL_MT, methods, NULL, meta);
+  cuarr_lua_set_functions(L, m, m->functions, functions);
 }

@@ -12,10 +12,8 @@
  */
 #include "user_kernel.h"
 
-#define CUARR_LUA_REDUCTION_KERNEL_MT "cuarr.ReductionKernel"
-
 static cuarr_lua_kernel *check_kernel(lua_State *L, int idx) {
-  return cuarr_lua_check_kernel(L, idx, CUARR_LUA_REDUCTION_KERNEL_MT, "a ReductionKernel");
+  return cuarr_lua_check_kernel(L, idx, &cuarr_lua_reduction_kernel_class, "a ReductionKernel");
 }
 
 static int l_reduction_kernel(lua_State *L) {
@@ -40,14 +38,14 @@ static int l_reduction_kernel(lua_State *L) {
     o.n_options = cuarr_lua_read_compile_options(L, opts, options);
     o.options = options;
   }
-  cuarr_lua_kernel *k = cuarr_lua_new_kernel(L, CUARR_LUA_REDUCTION_KERNEL_MT);
+  cuarr_lua_kernel *k = cuarr_lua_new_kernel(L, &cuarr_lua_reduction_kernel_class);
   CUARR_LUA_TRY(L, cuarr_reduction_kernel_new(in_params, out_params, map_expr, reduce_expr,
                                               post_expr, identity, name, &o, &k->red));
   return 1;
 }
 
 static int kernel_gc(lua_State *L) {
-  cuarr_reduction_kernel_free(cuarr_lua_close_kernel(L, CUARR_LUA_REDUCTION_KERNEL_MT).red);
+  cuarr_reduction_kernel_free(cuarr_lua_close_kernel(L, &cuarr_lua_reduction_kernel_class).red);
   return 0;
 }
 
@@ -131,17 +129,42 @@ static int kernel_call(lua_State *L) {
   return 1;
 }
 
-static int kernel_index(lua_State *L) {
-  return cuarr_lua_kernel_field(L, CUARR_LUA_REDUCTION_KERNEL_MT,
-                                cuarr_reduction_kernel_nin(check_kernel(L, 1)->red), 1);
+/* The fields of the kernel object at index 1 (checked open). */
+static void *check_kernel_object(lua_State *L, int idx) { return check_kernel(L, idx); }
+static void field_nin(lua_State *L, void *self) {
+  lua_pushinteger(L, cuarr_reduction_kernel_nin(((cuarr_lua_kernel *)self)->red));
+}
+static void field_nout(lua_State *L, void *self) {
+  (void)self;
+  lua_pushinteger(L, 1);
 }
 
-void cuarr_lua_open_reduction_kernels(lua_State *L, int state_idx) {
-  cuarr_lua_open_kernel_metatable(L, state_idx, CUARR_LUA_REDUCTION_KERNEL_MT, kernel_call,
-                                  kernel_gc, kernel_index);
-}
-
-const luaL_Reg cuarr_reduction_kernel_functions[] = {
-    {"ReductionKernel", l_reduction_kernel},
+static const luaL_Reg kernel_metamethods[] = {
+    {"__call", kernel_call},
+    {"__gc", kernel_gc},
+    {"__close", kernel_gc},
     {NULL, NULL},
 };
+
+static const cuarr_lua_field kernel_fields[] = {
+    {"nin", field_nin},
+    {"nout", field_nout},
+    {NULL, NULL},
+};
+
+const cuarr_lua_class cuarr_lua_reduction_kernel_class = {
+    .name = "ReductionKernel",
+    .metatable = "cuarr.ReductionKernel",
+    .metamethods = kernel_metamethods,
+    .fields = kernel_fields,
+    .check = check_kernel_object,
+    .no_such_key = "ReductionKernel has no field '%s'",
+};
+
+void cuarr_lua_open_reduction_kernels(lua_State *L, const cuarr_lua_module *m) {
+  static const luaL_Reg functions[] = {
+      {"ReductionKernel", l_reduction_kernel},
+      {NULL, NULL},
+  };
+  cuarr_lua_set_functions(L, m, m->functions, functions);
+}

@@ -182,7 +182,7 @@ static const struct {
 } aliases[] = {{"amin", CUARR_REDUCE_MIN}, {"amax", CUARR_REDUCE_MAX}};
 
 /* Every reduction and scan into the table at the top of the stack. */
-void cuarr_lua_set_reductions(lua_State *L, int state_idx) {
+static void set_reductions(lua_State *L, int state_idx) {
   for (int op = 0; op < CUARR_NREDUCE_OPS; op++) {
     lua_pushvalue(L, state_idx);
     lua_pushinteger(L, op);
@@ -202,4 +202,15 @@ void cuarr_lua_set_reductions(lua_State *L, int state_idx) {
     lua_pushcclosure(L, scan_call, 2);
     lua_setfield(L, -2, scans[op]);
   }
+}
+
+/* The reductions as array methods, in the module and in cuarr.cpu. */
+void cuarr_lua_open_reductions(lua_State *L, const cuarr_lua_module *m) {
+  cuarr_lua_push_methods(L, &cuarr_lua_ndarray_class);
+  set_reductions(L, m->state);
+  lua_pushvalue(L, m->functions);
+  set_reductions(L, m->state);
+  lua_pushvalue(L, m->cpu);
+  set_reductions(L, m->state);
+  lua_pop(L, 3);
 }

@@ -230,18 +230,23 @@ static int array_fill(lua_State *L) {
   return 1;
 }
 
-const luaL_Reg cuarr_shape_methods[] = {
-    {"reshape", array_reshape},
-    {"ravel", array_ravel},
-    {"flatten", array_flatten},
-    {"transpose", array_transpose},
-    {"T", array_T},
-    {"swapaxes", array_swapaxes},
-    {"squeeze", array_squeeze},
-    {"expand_dims", array_expand_dims},
-    {"copy", array_copy},
-    {"astype", array_astype},
-    {"ascontiguousarray", array_ascontiguousarray},
-    {"fill", array_fill},
-    {NULL, NULL},
-};
+/* Array methods, and module functions: a:reshape(...) is cuarr.reshape(a, ...). */
+void cuarr_lua_open_shape_ops(lua_State *L, const cuarr_lua_module *m) {
+  static const luaL_Reg methods[] = {
+      {"reshape", array_reshape},
+      {"ravel", array_ravel},
+      {"flatten", array_flatten},
+      {"transpose", array_transpose},
+      {"T", array_T},
+      {"swapaxes", array_swapaxes},
+      {"squeeze", array_squeeze},
+      {"expand_dims", array_expand_dims},
+      {"copy", array_copy},
+      {"astype", array_astype},
+      {"ascontiguousarray", array_ascontiguousarray},
+      {"fill", array_fill},
+      {NULL, NULL},
+  };
+  cuarr_lua_add_methods(L, m->state, &cuarr_lua_ndarray_class, methods);
+  cuarr_lua_set_functions(L, m, m->functions, methods);
+}

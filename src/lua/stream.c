@@ -148,26 +148,27 @@ static int l_null_stream(lua_State *L) {
   return 1;
 }
 
-static int stream_index(lua_State *L) {
-  cuarr_lua_stream *s = luaL_checkudata(L, 1, CUARR_LUA_STREAM_MT);
-  const char *k;
-  if (cuarr_lua_get_method(L, "Stream", &k))
-    return 1;
-  if (!strcmp(k, "ptr"))
-    lua_pushinteger(L, (lua_Integer)(intptr_t)s->s.handle);
-  else if (!strcmp(k, "device"))
-    cuarr_lua_push_device(L, s->s.device);
-  else if (!strcmp(k, "device_id"))
-    lua_pushinteger(L, s->s.device);
-  else if (!strcmp(k, "non_blocking"))
-    lua_pushboolean(L, s->s.non_blocking);
-  else if (!strcmp(k, "priority"))
-    lua_pushinteger(L, s->s.priority);
-  else if (!strcmp(k, "is_null"))
-    lua_pushboolean(L, s->s.handle == NULL);
-  else
-    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "Stream has no field or method '%s'", k);
-  return 1;
+/* The fields of the Stream at index 1 (a destroyed one's too). */
+static void *check_stream_object(lua_State *L, int idx) {
+  return luaL_checkudata(L, idx, CUARR_LUA_STREAM_MT);
+}
+static void field_stream_ptr(lua_State *L, void *self) {
+  lua_pushinteger(L, (lua_Integer)(intptr_t)((cuarr_lua_stream *)self)->s.handle);
+}
+static void field_stream_device(lua_State *L, void *self) {
+  cuarr_lua_push_device(L, ((cuarr_lua_stream *)self)->s.device);
+}
+static void field_stream_device_id(lua_State *L, void *self) {
+  lua_pushinteger(L, ((cuarr_lua_stream *)self)->s.device);
+}
+static void field_stream_non_blocking(lua_State *L, void *self) {
+  lua_pushboolean(L, ((cuarr_lua_stream *)self)->s.non_blocking);
+}
+static void field_stream_priority(lua_State *L, void *self) {
+  lua_pushinteger(L, ((cuarr_lua_stream *)self)->s.priority);
+}
+static void field_stream_is_null(lua_State *L, void *self) {
+  lua_pushboolean(L, ((cuarr_lua_stream *)self)->s.handle == NULL);
 }
 
 static int stream_tostring(lua_State *L) {
@@ -233,26 +234,27 @@ static int event_query(lua_State *L) {
   return 1;
 }
 
-static int event_index(lua_State *L) {
-  levent *e = luaL_checkudata(L, 1, CUARR_LUA_EVENT_MT);
-  const char *k;
-  if (cuarr_lua_get_method(L, "Event", &k))
-    return 1;
-  if (!strcmp(k, "ptr"))
-    lua_pushinteger(L, (lua_Integer)(intptr_t)e->e.handle);
-  else if (!strcmp(k, "device"))
-    cuarr_lua_push_device(L, e->e.device);
-  else if (!strcmp(k, "timing"))
-    lua_pushboolean(L, e->e.timing);
-  else if (!strcmp(k, "blocking"))
-    lua_pushboolean(L, e->e.blocking);
-  else if (!strcmp(k, "done")) {
-    bool done;
-    CUARR_LUA_TRY(L, cuarr_event_query(&check_event(L, 1)->e, &done));
-    lua_pushboolean(L, done);
-  } else
-    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "Event has no field or method '%s'", k);
-  return 1;
+/* The fields of the Event at index 1 (a destroyed one's too, but for done). */
+static void *check_event_object(lua_State *L, int idx) {
+  return luaL_checkudata(L, idx, CUARR_LUA_EVENT_MT);
+}
+static void field_event_ptr(lua_State *L, void *self) {
+  lua_pushinteger(L, (lua_Integer)(intptr_t)((levent *)self)->e.handle);
+}
+static void field_event_device(lua_State *L, void *self) {
+  cuarr_lua_push_device(L, ((levent *)self)->e.device);
+}
+static void field_event_timing(lua_State *L, void *self) {
+  lua_pushboolean(L, ((levent *)self)->e.timing);
+}
+static void field_event_blocking(lua_State *L, void *self) {
+  lua_pushboolean(L, ((levent *)self)->e.blocking);
+}
+static void field_event_done(lua_State *L, void *self) {
+  (void)self;
+  bool done;
+  CUARR_LUA_TRY(L, cuarr_event_query(&check_event(L, 1)->e, &done));
+  lua_pushboolean(L, done);
 }
 
 /* cuarr.get_elapsed_time(start, stop) -- milliseconds between two recorded events. */
@@ -271,42 +273,78 @@ static int l_get_elapsed_time(lua_State *L) {
   return 1;
 }
 
-const luaL_Reg cuarr_stream_functions[] = {
-    {"Stream", l_stream},
-    {"Event", l_event},
-    {"get_current_stream", l_get_current_stream},
-    {"null_stream", l_null_stream},
-    {"get_elapsed_time", l_get_elapsed_time},
+static const luaL_Reg stream_methods[] = {
+    {"synchronize", stream_synchronize}, {"query", stream_query}, {"wait_event", stream_wait_event},
+    {"record", stream_record},           {"use", stream_use},     {NULL, NULL},
+};
+
+static const luaL_Reg stream_metamethods[] = {
+    {"__gc", stream_gc},
+    {"__tostring", stream_tostring},
     {NULL, NULL},
 };
 
-void cuarr_lua_open_streams(lua_State *L) {
-  int state_idx = lua_absindex(L, -1);
-  const luaL_Reg stream_methods[] = {
-      {"synchronize", stream_synchronize},
-      {"query", stream_query},
-      {"wait_event", stream_wait_event},
-      {"record", stream_record},
-      {"use", stream_use},
+static const cuarr_lua_field stream_fields[] = {
+    {"ptr", field_stream_ptr},
+    {"device", field_stream_device},
+    {"device_id", field_stream_device_id},
+    {"non_blocking", field_stream_non_blocking},
+    {"priority", field_stream_priority},
+    {"is_null", field_stream_is_null},
+    {NULL, NULL},
+};
+
+const cuarr_lua_class cuarr_lua_stream_class = {
+    .name = "Stream",
+    .metatable = CUARR_LUA_STREAM_MT,
+    .methods = stream_methods,
+    .metamethods = stream_metamethods,
+    .fields = stream_fields,
+    .check = check_stream_object,
+    .no_such_key = "Stream has no field or method '%s'",
+    .extendable = true,
+};
+
+static const luaL_Reg event_methods[] = {
+    {"record", event_record},
+    {"synchronize", event_synchronize},
+    {"query", event_query},
+    {NULL, NULL},
+};
+
+static const luaL_Reg event_metamethods[] = {
+    {"__gc", event_gc},
+    {NULL, NULL},
+};
+
+static const cuarr_lua_field event_fields[] = {
+    {"ptr", field_event_ptr},       {"device", field_event_device},
+    {"timing", field_event_timing}, {"blocking", field_event_blocking},
+    {"done", field_event_done},     {NULL, NULL},
+};
+
+const cuarr_lua_class cuarr_lua_event_class = {
+    .name = "Event",
+    .metatable = CUARR_LUA_EVENT_MT,
+    .methods = event_methods,
+    .metamethods = event_metamethods,
+    .fields = event_fields,
+    .check = check_event_object,
+    .no_such_key = "Event has no field or method '%s'",
+    .extendable = true,
+};
+
+/* The functions, and the registry's tables of current and null streams. */
+void cuarr_lua_open_streams(lua_State *L, const cuarr_lua_module *m) {
+  static const luaL_Reg functions[] = {
+      {"Stream", l_stream},
+      {"Event", l_event},
+      {"get_current_stream", l_get_current_stream},
+      {"null_stream", l_null_stream},
+      {"get_elapsed_time", l_get_elapsed_time},
       {NULL, NULL},
   };
-  const luaL_Reg event_methods[] = {
-      {"record", event_record},
-      {"synchronize", event_synchronize},
-      {"query", event_query},
-      {NULL, NULL},
-  };
-  const luaL_Reg stream_meta[] = {
-      {"__gc", stream_gc},
-      {"__tostring", stream_tostring},
-      {NULL, NULL},
-  };
-  const luaL_Reg event_meta[] = {
-      {"__gc", event_gc},
-      {NULL, NULL},
-  };
-  cuarr_lua_new_class(L, state_idx, CUARR_LUA_STREAM_MT, stream_methods, stream_index, stream_meta);
-  cuarr_lua_new_class(L, state_idx, CUARR_LUA_EVENT_MT, event_methods, event_index, event_meta);
+  cuarr_lua_set_functions(L, m, m->functions, functions);
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, CURRENT_STREAMS);
   lua_newtable(L);

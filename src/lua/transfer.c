@@ -167,12 +167,15 @@ static int to_device(lua_State *L) {
   return 1;
 }
 
-const luaL_Reg cuarr_transfer_methods[] = {
-    {"get", array_get},         {"set", array_set},   {"copy_to_host", array_copy_to_host},
-    {"totable", array_totable}, {"item", array_item}, {NULL, NULL},
-};
-
-const luaL_Reg cuarr_transfer_functions[] = {
-    {"to_device", to_device},
-    {NULL, NULL},
-};
+void cuarr_lua_open_transfers(lua_State *L, const cuarr_lua_module *m) {
+  static const luaL_Reg methods[] = {
+      {"get", array_get},         {"set", array_set},   {"copy_to_host", array_copy_to_host},
+      {"totable", array_totable}, {"item", array_item}, {NULL, NULL},
+  };
+  static const luaL_Reg functions[] = {
+      {"to_device", to_device},
+      {NULL, NULL},
+  };
+  cuarr_lua_add_methods(L, m->state, &cuarr_lua_ndarray_class, methods);
+  cuarr_lua_set_functions(L, m, m->functions, functions);
+}

@@ -136,7 +136,7 @@ static const char *const aliases[][2] = {
 };
 
 /* Set every ufunc (and alias) in the table at the top of the stack. */
-void cuarr_lua_set_ufuncs(lua_State *L, int state_idx, bool host) {
+static void set_ufuncs(lua_State *L, int state_idx, bool host) {
   for (int i = 0; i < cuarr_ufunc_count(); i++) {
     const cuarr_ufunc *u = cuarr_ufunc_at(i);
     push_ufunc(L, state_idx, u, host, false);
@@ -169,9 +169,9 @@ static const char *const operators[][2] = {
 };
 
 /* The array metatable at mt_idx gets the operators; its methods table every ufunc. */
-void cuarr_lua_set_array_ufuncs(lua_State *L, int state_idx, int mt_idx) {
+static void set_array_ufuncs(lua_State *L, int state_idx, int mt_idx) {
   lua_getfield(L, mt_idx, "methods");
-  cuarr_lua_set_ufuncs(L, state_idx, false);
+  set_ufuncs(L, state_idx, false);
   for (size_t i = 0; i < sizeof comparisons / sizeof comparisons[0]; i++) {
     const cuarr_ufunc *u = cuarr_ufunc_find(comparisons[i][1]);
     if (!u)
@@ -187,4 +187,16 @@ void cuarr_lua_set_array_ufuncs(lua_State *L, int state_idx, int mt_idx) {
     push_ufunc(L, state_idx, u, false, true);
     lua_setfield(L, mt_idx, operators[i][0]);
   }
+}
+
+/* The array's operators and ufunc methods, then every ufunc in the module and in cuarr.cpu. */
+void cuarr_lua_open_ufuncs(lua_State *L, const cuarr_lua_module *m) {
+  luaL_getmetatable(L, CUARR_LUA_ARRAY_MT);
+  set_array_ufuncs(L, m->state, lua_gettop(L));
+  lua_pop(L, 1);
+  lua_pushvalue(L, m->functions);
+  set_ufuncs(L, m->state, false);
+  lua_pushvalue(L, m->cpu);
+  set_ufuncs(L, m->state, true);
+  lua_pop(L, 2);
 }

@@ -1,50 +1,30 @@
 /*
  * user_kernel.c -- the parts of cuarr.ElementwiseKernel (elementwise_kernel.c) and
  * cuarr.ReductionKernel (reduction_kernel.c) that are the same: the kernel object, the
- * [name][, opts] arguments of their constructors, the inputs of a call, the fields nin and nout.
+ * [name][, opts] arguments of their constructors, the inputs of a call.
  */
-#include <string.h>
-
 #include "user_kernel.h"
 
-/* "ElementwiseKernel" of "cuarr.ElementwiseKernel" */
-static const char *class_name(const char *mt) { return strchr(mt, '.') + 1; }
-
-cuarr_lua_kernel *cuarr_lua_new_kernel(lua_State *L, const char *mt) {
+cuarr_lua_kernel *cuarr_lua_new_kernel(lua_State *L, const cuarr_lua_class *cls) {
   cuarr_lua_kernel *k = lua_newuserdatauv(L, sizeof *k, 0);
   k->any = NULL;
-  luaL_setmetatable(L, mt);
+  luaL_setmetatable(L, cls->metatable);
   return k;
 }
 
-/* The userdata at idx when its metatable is mt (by address, as cuarr_lua_to_array: no registry
- * lookup on every call), else NULL. */
-static cuarr_lua_kernel *to_kernel_object(lua_State *L, int idx, const char *mt) {
-  const cuarr_lua_state *S = CUARR_LUA_STATE(L);
-  const void *want = NULL;
-  for (int i = 0; S && i < 2 && !want; i++)
-    if (S->kernel_mt_name[i] && (S->kernel_mt_name[i] == mt || !strcmp(S->kernel_mt_name[i], mt)))
-      want = S->kernel_mt[i];
-  cuarr_lua_kernel *k = lua_touserdata(L, idx);
-  if (!want || !k || !lua_getmetatable(L, idx))
-    return NULL;
-  bool same = lua_topointer(L, -1) == want;
-  lua_pop(L, 1);
-  return same ? k : NULL;
-}
-
-cuarr_lua_kernel *cuarr_lua_check_kernel(lua_State *L, int idx, const char *mt, const char *what) {
-  cuarr_lua_kernel *k = to_kernel_object(L, idx, mt);
+cuarr_lua_kernel *cuarr_lua_check_kernel(lua_State *L, int idx, const cuarr_lua_class *cls,
+                                         const char *what) {
+  cuarr_lua_kernel *k = cuarr_lua_to_object(L, CUARR_LUA_STATE(L), idx, cls);
   if (!k)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be %s, got %s", idx, what,
                     luaL_typename(L, idx));
   if (!k->any)
-    cuarr_lua_error(L, CUARR_VALUE_ERROR, "the %s has been closed", class_name(mt));
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "the %s has been closed", cls->name);
   return k;
 }
 
-cuarr_lua_kernel cuarr_lua_close_kernel(lua_State *L, const char *mt) {
-  cuarr_lua_kernel *k = luaL_checkudata(L, 1, mt), held = *k;
+cuarr_lua_kernel cuarr_lua_close_kernel(lua_State *L, const cuarr_lua_class *cls) {
+  cuarr_lua_kernel *k = luaL_checkudata(L, 1, cls->metatable), held = *k;
   k->any = NULL;
   return held;
 }
@@ -81,33 +61,4 @@ void cuarr_lua_read_kernel_input(lua_State *L, cuarr_lua_state *S, int j, cuarr_
                       "kernel argument #%d must be an array or a number, got %s", j + 1,
                       luaL_typename(L, idx));
   }
-}
-
-int cuarr_lua_kernel_field(lua_State *L, const char *mt, int nin, int nout) {
-  const char *key = luaL_checkstring(L, 2);
-  if (!strcmp(key, "nin"))
-    lua_pushinteger(L, nin);
-  else if (!strcmp(key, "nout"))
-    lua_pushinteger(L, nout);
-  else
-    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "%s has no field '%s'", class_name(mt), key);
-  return 1;
-}
-
-void cuarr_lua_open_kernel_metatable(lua_State *L, int state_idx, const char *mt,
-                                     lua_CFunction call, lua_CFunction gc, lua_CFunction index) {
-  luaL_newmetatable(L, mt);
-  cuarr_lua_state *S = lua_touserdata(L, state_idx);
-  for (int i = 0; i < 2; i++) {
-    if (!S->kernel_mt_name[i] || !strcmp(S->kernel_mt_name[i], mt)) {
-      S->kernel_mt_name[i] = mt;
-      S->kernel_mt[i] = lua_topointer(L, -1);
-      break;
-    }
-  }
-  const luaL_Reg meta[] = {
-      {"__call", call}, {"__gc", gc}, {"__close", gc}, {"__index", index}, {NULL, NULL}};
-  lua_pushvalue(L, state_idx);
-  luaL_setfuncs(L, meta, 1);
-  lua_pop(L, 1);
 }
