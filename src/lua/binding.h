@@ -46,11 +46,11 @@ typedef struct cuarr_lua_state {
   cuarr_stream *stream[CUARR_LUA_MAX_DEVICES]; /* current stream per device; NULL: null stream */
   size_t since_gc;                             /* device bytes allocated since the last GC step */
   cuarr_dtype default_float;                   /* dtype of Lua floats and of float creations */
-  const void *array_mt;          /* this Lua state's array metatable (lua_topointer) */
-  int array_mt_ref;              /* and its reference in the registry */
-  cuarr_lua_known_arrays *known; /* the Lua state's recently recognised arrays */
-  cuarr_context ctx;             /* filled by cuarr_lua_context() */
-  const void *class_mt[];        /* each class's metatable, in classes.c's order */
+  const void *array_mt;                     /* this Lua state's array metatable (lua_topointer) */
+  int array_mt_ref;                         /* and its reference in the registry */
+  cuarr_lua_known_arrays *known;            /* the Lua state's recently recognised arrays */
+  cuarr_context ctx;                        /* filled by cuarr_lua_context() */
+  const void *class_mt[CUARR_LUA_NCLASSES]; /* each class's metatable, by its id */
 } cuarr_lua_state;
 
 #define CUARR_LUA_STATE(L) ((cuarr_lua_state *)lua_touserdata((L), lua_upvalueindex(1)))

@@ -11,26 +11,16 @@
 
 /* The classes, in the order they are registered: errors first, so that anything that raises
  * during the rest finds their metatable. */
-static const cuarr_lua_class *const classes[] = {
-    &cuarr_lua_error_class,
-    &cuarr_lua_ndarray_class,
-    &cuarr_lua_device_class,
-    &cuarr_lua_stream_class,
-    &cuarr_lua_event_class,
-    &cuarr_lua_pool_class,
-    &cuarr_lua_elementwise_kernel_class,
-    &cuarr_lua_reduction_kernel_class,
+static const cuarr_lua_class *const classes[CUARR_LUA_NCLASSES] = {
+    [CUARR_LUA_ERROR_CLASS] = &cuarr_lua_error_class,
+    [CUARR_LUA_NDARRAY_CLASS] = &cuarr_lua_ndarray_class,
+    [CUARR_LUA_DEVICE_CLASS] = &cuarr_lua_device_class,
+    [CUARR_LUA_STREAM_CLASS] = &cuarr_lua_stream_class,
+    [CUARR_LUA_EVENT_CLASS] = &cuarr_lua_event_class,
+    [CUARR_LUA_POOL_CLASS] = &cuarr_lua_pool_class,
+    [CUARR_LUA_ELEMENTWISE_KERNEL_CLASS] = &cuarr_lua_elementwise_kernel_class,
+    [CUARR_LUA_REDUCTION_KERNEL_CLASS] = &cuarr_lua_reduction_kernel_class,
 };
-enum { NCLASSES = sizeof classes / sizeof classes[0] };
-
-int cuarr_lua_class_count(void) { return NCLASSES; }
-
-static int class_of(const cuarr_lua_class *cls) {
-  for (int i = 0; i < NCLASSES; i++)
-    if (classes[i] == cls)
-      return i;
-  return -1;
-}
 
 #define UP_METHODS lua_upvalueindex(2)
 #define UP_FIELDS lua_upvalueindex(3)
@@ -99,25 +89,25 @@ static void open_class(lua_State *L, int state_idx, const cuarr_lua_class *cls) 
 
 void cuarr_lua_open_classes(lua_State *L, int state_idx) {
   cuarr_lua_state *S = lua_touserdata(L, state_idx);
-  for (int i = 0; i < NCLASSES; i++) {
+  for (int i = 0; i < CUARR_LUA_NCLASSES; i++) {
     open_class(L, state_idx, classes[i]);
     luaL_getmetatable(L, classes[i]->metatable);
-    S->class_mt[i] = lua_topointer(L, -1);
+    S->class_mt[classes[i]->id] = lua_topointer(L, -1);
     lua_pop(L, 1);
   }
 }
 
 const void *cuarr_lua_class_metatable(const cuarr_lua_state *S, const cuarr_lua_class *cls) {
-  int i = class_of(cls);
-  return i < 0 ? NULL : S->class_mt[i];
+  return S->class_mt[cls->id];
 }
 
 void *cuarr_lua_to_object(lua_State *L, const cuarr_lua_state *S, int idx,
                           const cuarr_lua_class *cls) {
-  const void *want = S ? cuarr_lua_class_metatable(S, cls) : NULL;
+  /* A light userdata has no class's metatable (only the debug library could give it one). */
   void *p = lua_touserdata(L, idx);
-  if (!want || !p || lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx))
+  if (!S || !p || !lua_getmetatable(L, idx))
     return NULL;
+  const void *want = S->class_mt[cls->id];
   bool same = lua_topointer(L, -1) == want;
   lua_pop(L, 1);
   return same ? p : NULL;
@@ -139,7 +129,7 @@ void cuarr_lua_add_methods(lua_State *L, int state_idx, const cuarr_lua_class *c
 
 void cuarr_lua_push_metatables(lua_State *L) {
   lua_newtable(L);
-  for (int i = 0; i < NCLASSES; i++) {
+  for (int i = 0; i < CUARR_LUA_NCLASSES; i++) {
     if (!classes[i]->extendable)
       continue;
     luaL_getmetatable(L, classes[i]->metatable);

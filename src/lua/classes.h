@@ -6,7 +6,7 @@
  * fields read by getters (`a.shape`, `d.id`, `k.nin`), metamethods, and an __index that puts
  * them together: a string key finds a method, then a field, else an IndexError; any other key
  * goes to the class's own handler (`a[i]`) or is a TypeError.  Adding a class is writing its
- * descriptor and listing it in classes.c.
+ * descriptor, giving it an id below and listing it in classes.c.
  */
 #ifndef CUARR_LUA_CLASSES_H
 #define CUARR_LUA_CLASSES_H
@@ -22,7 +22,21 @@ typedef struct cuarr_lua_field {
   void (*push)(lua_State *L, void *self);
 } cuarr_lua_field;
 
+/* Each class's place in classes.c's table and in the state's metatable addresses. */
+typedef enum cuarr_lua_class_id {
+  CUARR_LUA_ERROR_CLASS,
+  CUARR_LUA_NDARRAY_CLASS,
+  CUARR_LUA_DEVICE_CLASS,
+  CUARR_LUA_STREAM_CLASS,
+  CUARR_LUA_EVENT_CLASS,
+  CUARR_LUA_POOL_CLASS,
+  CUARR_LUA_ELEMENTWISE_KERNEL_CLASS,
+  CUARR_LUA_REDUCTION_KERNEL_CLASS,
+  CUARR_LUA_NCLASSES
+} cuarr_lua_class_id;
+
 typedef struct cuarr_lua_class {
+  cuarr_lua_class_id id;
   const char *name;      /* as users see it ("Device"); its key in core.metatables */
   const char *metatable; /* its name in the registry ("cuarr.Device") */
   /* Functions with the binding state as upvalue 1; each list may be NULL. */
@@ -52,8 +66,6 @@ extern const cuarr_lua_class cuarr_lua_pool_class;               /* pool.c */
 extern const cuarr_lua_class cuarr_lua_elementwise_kernel_class; /* elementwise_kernel.c */
 extern const cuarr_lua_class cuarr_lua_reduction_kernel_class;   /* reduction_kernel.c */
 
-/* How many classes there are (the state keeps each one's metatable address). */
-int cuarr_lua_class_count(void);
 /* Register every class's metatable, its functions with the state at state_idx as upvalue 1,
  * and note each metatable's address in the state.  Leaves the stack as it was. */
 void cuarr_lua_open_classes(lua_State *L, int state_idx);

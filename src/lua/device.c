@@ -183,6 +183,7 @@ static const cuarr_lua_field device_fields[] = {
 };
 
 const cuarr_lua_class cuarr_lua_device_class = {
+    .id = CUARR_LUA_DEVICE_CLASS,
     .name = "Device",
     .metatable = CUARR_LUA_DEVICE_MT,
     .methods = device_methods,

@@ -127,6 +127,7 @@ static const cuarr_lua_field kernel_fields[] = {
 };
 
 const cuarr_lua_class cuarr_lua_elementwise_kernel_class = {
+    .id = CUARR_LUA_ELEMENTWISE_KERNEL_CLASS,
     .name = "ElementwiseKernel",
     .metatable = "cuarr.ElementwiseKernel",
     .metamethods = kernel_metamethods,

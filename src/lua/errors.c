@@ -24,6 +24,7 @@ static const luaL_Reg error_metamethods[] = {
 
 /* Error objects are tables: their own fields (kind, message) need no getters. */
 const cuarr_lua_class cuarr_lua_error_class = {
+    .id = CUARR_LUA_ERROR_CLASS,
     .name = "Error",
     .metatable = CUARR_LUA_ERROR_MT,
     .metamethods = error_metamethods,

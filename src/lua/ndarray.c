@@ -263,6 +263,7 @@ static const luaL_Reg array_metamethods[] = {
  * (their parts add them); the front end adds its own (printing, ...).  The operators are
  * metamethods the ufuncs part sets.  a[i] and a[{...}] are indexing.c's. */
 const cuarr_lua_class cuarr_lua_ndarray_class = {
+    .id = CUARR_LUA_NDARRAY_CLASS,
     .name = "ndarray",
     .metatable = CUARR_LUA_ARRAY_MT,
     .methods = array_methods,

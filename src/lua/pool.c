@@ -116,6 +116,7 @@ static const luaL_Reg pool_metamethods[] = {
 
 /* No fields: __index is the method table. */
 const cuarr_lua_class cuarr_lua_pool_class = {
+    .id = CUARR_LUA_POOL_CLASS,
     .name = "MemoryPool",
     .metatable = CUARR_LUA_POOL_MT,
     .methods = pool_methods,

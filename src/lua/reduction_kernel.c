@@ -153,6 +153,7 @@ static const cuarr_lua_field kernel_fields[] = {
 };
 
 const cuarr_lua_class cuarr_lua_reduction_kernel_class = {
+    .id = CUARR_LUA_REDUCTION_KERNEL_CLASS,
     .name = "ReductionKernel",
     .metatable = "cuarr.ReductionKernel",
     .metamethods = kernel_metamethods,

@@ -22,9 +22,8 @@
 enum { GC_STEP_BYTES = 256 << 20, GC_MIN_BYTES = 256 << 10 };
 
 cuarr_lua_state *cuarr_lua_state_new(lua_State *L) {
-  size_t size = sizeof(cuarr_lua_state) + (size_t)cuarr_lua_class_count() * sizeof(const void *);
-  cuarr_lua_state *S = lua_newuserdatauv(L, size, 0);
-  memset(S, 0, size);
+  cuarr_lua_state *S = lua_newuserdatauv(L, sizeof *S, 0);
+  memset(S, 0, sizeof *S);
   lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
   S->main = lua_tothread(L, -1);
   lua_pop(L, 1);

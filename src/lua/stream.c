@@ -295,6 +295,7 @@ static const cuarr_lua_field stream_fields[] = {
 };
 
 const cuarr_lua_class cuarr_lua_stream_class = {
+    .id = CUARR_LUA_STREAM_CLASS,
     .name = "Stream",
     .metatable = CUARR_LUA_STREAM_MT,
     .methods = stream_methods,
@@ -324,6 +325,7 @@ static const cuarr_lua_field event_fields[] = {
 };
 
 const cuarr_lua_class cuarr_lua_event_class = {
+    .id = CUARR_LUA_EVENT_CLASS,
     .name = "Event",
     .metatable = CUARR_LUA_EVENT_MT,
     .methods = event_methods,
