@@ -93,6 +93,17 @@ describe("ElementwiseKernel declarations", function()
     end
   end)
 
+  it("each kernel class knows its own objects: another's is a TypeError", function()
+    local ek = EK("float32 x", "float32 y", "y = x;")
+    local rk = cuarr.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0")
+    local a = cuarr.cpu.arange(3)
+    for _, case in ipairs({ { ek, rk }, { rk, ek }, { ek, a }, { rk, a }, { ek, 1 } }) do
+      local mt, other = getmetatable(case[1]), case[2]
+      H.raises("TypeError", mt.__call, other, 1)
+      H.raises("TypeError", mt.__index, other, "nin")
+    end
+  end)
+
   it("up to 32 compile options; more is a ValueError naming the limit, never a cut", function()
     local options = {}
     for j = 1, 32 do options[j] = "-DX" .. j end
