@@ -128,6 +128,16 @@ typedef struct cuarr_lua_stream {
   bool destroyed;
 } cuarr_lua_stream;
 
+/* ---- event.c: an Event userdata */
+typedef struct cuarr_lua_event {
+  cuarr_event e;
+  bool recorded; /* get_elapsed_time needs both events recorded */
+} cuarr_lua_event;
+/* The live Event at idx, or raise. */
+cuarr_lua_event *cuarr_lua_check_event(lua_State *L, int idx);
+/* Push a new Event on device dev. */
+int cuarr_lua_push_event(lua_State *L, int dev, bool timing, bool blocking);
+
 /* ---- transfer.c */
 /* Copy src into dst with the right context (current stream of the device involved). */
 void cuarr_lua_copy_into(lua_State *L, cuarr_lua_state *S, const cuarr_array *dst,
@@ -138,6 +148,7 @@ cuarr_stream *cuarr_lua_opt_stream(lua_State *L, int idx); /* nil or a Stream */
 void cuarr_lua_open_ndarray(lua_State *L, const cuarr_lua_module *m);   /* ndarray.c */
 void cuarr_lua_open_devices(lua_State *L, const cuarr_lua_module *m);   /* device.c */
 void cuarr_lua_open_streams(lua_State *L, const cuarr_lua_module *m);   /* stream.c */
+void cuarr_lua_open_events(lua_State *L, const cuarr_lua_module *m);    /* event.c */
 void cuarr_lua_open_pools(lua_State *L, const cuarr_lua_module *m);     /* pool.c */
 void cuarr_lua_open_transfers(lua_State *L, const cuarr_lua_module *m); /* transfer.c */
 void cuarr_lua_open_shape_ops(lua_State *L, const cuarr_lua_module *m); /* shape_ops.c */

@@ -61,7 +61,7 @@ extern const cuarr_lua_class cuarr_lua_error_class;              /* errors.c */
 extern const cuarr_lua_class cuarr_lua_ndarray_class;            /* ndarray.c */
 extern const cuarr_lua_class cuarr_lua_device_class;             /* device.c */
 extern const cuarr_lua_class cuarr_lua_stream_class;             /* stream.c */
-extern const cuarr_lua_class cuarr_lua_event_class;              /* stream.c */
+extern const cuarr_lua_class cuarr_lua_event_class;              /* event.c */
 extern const cuarr_lua_class cuarr_lua_pool_class;               /* pool.c */
 extern const cuarr_lua_class cuarr_lua_elementwise_kernel_class; /* elementwise_kernel.c */
 extern const cuarr_lua_class cuarr_lua_reduction_kernel_class;   /* reduction_kernel.c */

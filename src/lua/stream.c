@@ -1,5 +1,5 @@
 /*
- * stream.c -- Stream and Event objects, and the current stream.
+ * stream.c -- Stream objects and the current stream (events: event.c).
  *
  * Each device has a current stream per Lua state (the null stream until one is made current).
  * The state keeps the current Stream object referenced in the registry, so it cannot be
@@ -13,11 +13,6 @@
 #define CURRENT_STREAMS "cuarr.current_streams" /* registry: device id -> Stream object */
 #define NULL_STREAMS "cuarr.null_streams"       /* registry: device id -> null Stream object */
 
-typedef struct levent {
-  cuarr_event e;
-  bool recorded;
-} levent;
-
 static cuarr_lua_stream *check_stream(lua_State *L, int idx) {
   cuarr_lua_stream *s = luaL_testudata(L, idx, CUARR_LUA_STREAM_MT);
   if (!s)
@@ -26,16 +21,6 @@ static cuarr_lua_stream *check_stream(lua_State *L, int idx) {
   if (s->destroyed)
     cuarr_lua_error(L, CUARR_VALUE_ERROR, "the stream has been destroyed");
   return s;
-}
-
-static levent *check_event(lua_State *L, int idx) {
-  levent *e = luaL_testudata(L, idx, CUARR_LUA_EVENT_MT);
-  if (!e)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be an Event, got %s", idx,
-                    luaL_typename(L, idx));
-  if (!e->e.handle)
-    cuarr_lua_error(L, CUARR_VALUE_ERROR, "the event has been destroyed");
-  return e;
 }
 
 /* The null stream's object for device dev (made once). */
@@ -101,21 +86,19 @@ static int stream_query(lua_State *L) {
 
 static int stream_wait_event(lua_State *L) {
   cuarr_lua_stream *s = check_stream(L, 1);
-  levent *e = check_event(L, 2);
+  cuarr_lua_event *e = cuarr_lua_check_event(L, 2);
   CUARR_LUA_TRY(L, cuarr_stream_wait_event(&s->s, &e->e));
   return 0;
 }
-
-static int new_event(lua_State *L, int dev, bool timing, bool blocking);
 
 /* s:record([event]) -- records (a new event when none is given) on s and returns it. */
 static int stream_record(lua_State *L) {
   cuarr_lua_stream *s = check_stream(L, 1);
   if (lua_isnoneornil(L, 2)) {
     lua_settop(L, 1);
-    new_event(L, s->s.device, true, false); /* becomes argument 2 */
+    cuarr_lua_push_event(L, s->s.device, true, false); /* becomes argument 2 */
   }
-  levent *e = check_event(L, 2);
+  cuarr_lua_event *e = cuarr_lua_check_event(L, 2);
   CUARR_LUA_TRY(L, cuarr_event_record(&e->e, &s->s));
   e->recorded = true;
   lua_settop(L, 2);
@@ -180,99 +163,6 @@ static int stream_tostring(lua_State *L) {
   return 1;
 }
 
-/* ---- events */
-
-static int new_event(lua_State *L, int dev, bool timing, bool blocking) {
-  levent *e = lua_newuserdatauv(L, sizeof *e, 0);
-  memset(e, 0, sizeof *e);
-  luaL_setmetatable(L, CUARR_LUA_EVENT_MT);
-  CUARR_LUA_TRY(L, cuarr_event_create(dev, timing, blocking, &e->e));
-  return 1;
-}
-
-/* cuarr.Event{timing=true, blocking=false} on the current device. */
-static int l_event(lua_State *L) {
-  cuarr_lua_state *S = CUARR_LUA_STATE(L);
-  if (!lua_isnoneornil(L, 1) && !lua_istable(L, 1))
-    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "Event takes an options table, got %s",
-                           luaL_typename(L, 1));
-  bool timing = cuarr_lua_opt_bool_field(L, 1, "timing", true);
-  bool blocking = cuarr_lua_opt_bool_field(L, 1, "blocking", false);
-  return new_event(L, cuarr_lua_current_device(L, S), timing, blocking);
-}
-
-static int event_gc(lua_State *L) {
-  levent *e = luaL_checkudata(L, 1, CUARR_LUA_EVENT_MT);
-  if (e->e.handle)
-    cuarr_event_destroy(&e->e);
-  return 0;
-}
-
-/* e:record([stream]) -- on the current stream of e's device when none is given. */
-static int event_record(lua_State *L) {
-  cuarr_lua_state *S = CUARR_LUA_STATE(L);
-  levent *e = check_event(L, 1);
-  cuarr_stream *s = cuarr_lua_opt_stream(L, 2);
-  if (!s)
-    s = cuarr_lua_context(S, e->e.device)->stream;
-  cuarr_stream null_stream = {NULL, e->e.device, 0, false};
-  CUARR_LUA_TRY(L, cuarr_event_record(&e->e, s ? s : &null_stream));
-  e->recorded = true;
-  lua_settop(L, 1);
-  return 1;
-}
-
-static int event_synchronize(lua_State *L) {
-  CUARR_LUA_TRY(L, cuarr_event_synchronize(&check_event(L, 1)->e));
-  return 0;
-}
-
-static int event_query(lua_State *L) {
-  bool done;
-  CUARR_LUA_TRY(L, cuarr_event_query(&check_event(L, 1)->e, &done));
-  lua_pushboolean(L, done);
-  return 1;
-}
-
-/* The fields of the Event at index 1 (a destroyed one's too, but for done). */
-static void *check_event_object(lua_State *L, int idx) {
-  return luaL_checkudata(L, idx, CUARR_LUA_EVENT_MT);
-}
-static void field_event_ptr(lua_State *L, void *self) {
-  lua_pushinteger(L, (lua_Integer)(intptr_t)((levent *)self)->e.handle);
-}
-static void field_event_device(lua_State *L, void *self) {
-  cuarr_lua_push_device(L, ((levent *)self)->e.device);
-}
-static void field_event_timing(lua_State *L, void *self) {
-  lua_pushboolean(L, ((levent *)self)->e.timing);
-}
-static void field_event_blocking(lua_State *L, void *self) {
-  lua_pushboolean(L, ((levent *)self)->e.blocking);
-}
-static void field_event_done(lua_State *L, void *self) {
-  (void)self;
-  bool done;
-  CUARR_LUA_TRY(L, cuarr_event_query(&check_event(L, 1)->e, &done));
-  lua_pushboolean(L, done);
-}
-
-/* cuarr.get_elapsed_time(start, stop) -- milliseconds between two recorded events. */
-static int l_get_elapsed_time(lua_State *L) {
-  levent *a = check_event(L, 1), *b = check_event(L, 2);
-  if (!a->recorded || !b->recorded)
-    return cuarr_lua_error(L, CUARR_VALUE_ERROR,
-                           "get_elapsed_time: both events must be recorded first");
-  if (a->e.device != b->e.device)
-    return cuarr_lua_error(L, CUARR_VALUE_ERROR,
-                           "get_elapsed_time: the events are of different devices (%d and %d)",
-                           a->e.device, b->e.device);
-  float ms;
-  CUARR_LUA_TRY(L, cuarr_event_elapsed_ms(&a->e, &b->e, &ms));
-  lua_pushnumber(L, ms);
-  return 1;
-}
-
 static const luaL_Reg stream_methods[] = {
     {"synchronize", stream_synchronize}, {"query", stream_query}, {"wait_event", stream_wait_event},
     {"record", stream_record},           {"use", stream_use},     {NULL, NULL},
@@ -306,44 +196,12 @@ const cuarr_lua_class cuarr_lua_stream_class = {
     .extendable = true,
 };
 
-static const luaL_Reg event_methods[] = {
-    {"record", event_record},
-    {"synchronize", event_synchronize},
-    {"query", event_query},
-    {NULL, NULL},
-};
-
-static const luaL_Reg event_metamethods[] = {
-    {"__gc", event_gc},
-    {NULL, NULL},
-};
-
-static const cuarr_lua_field event_fields[] = {
-    {"ptr", field_event_ptr},       {"device", field_event_device},
-    {"timing", field_event_timing}, {"blocking", field_event_blocking},
-    {"done", field_event_done},     {NULL, NULL},
-};
-
-const cuarr_lua_class cuarr_lua_event_class = {
-    .id = CUARR_LUA_EVENT_CLASS,
-    .name = "Event",
-    .metatable = CUARR_LUA_EVENT_MT,
-    .methods = event_methods,
-    .metamethods = event_metamethods,
-    .fields = event_fields,
-    .check = check_event_object,
-    .no_such_key = "Event has no field or method '%s'",
-    .extendable = true,
-};
-
 /* The functions, and the registry's tables of current and null streams. */
 void cuarr_lua_open_streams(lua_State *L, const cuarr_lua_module *m) {
   static const luaL_Reg functions[] = {
       {"Stream", l_stream},
-      {"Event", l_event},
       {"get_current_stream", l_get_current_stream},
       {"null_stream", l_null_stream},
-      {"get_elapsed_time", l_get_elapsed_time},
       {NULL, NULL},
   };
   cuarr_lua_set_functions(L, m, m->functions, functions);
