@@ -127,6 +127,8 @@ typedef struct cuarr_lua_stream {
   cuarr_stream s;
   bool destroyed;
 } cuarr_lua_stream;
+/* An optional Stream argument: NULL for nil, else a live Stream (or raise). */
+cuarr_stream *cuarr_lua_opt_stream(lua_State *L, int idx);
 
 /* ---- event.c: an Event userdata */
 typedef struct cuarr_lua_event {
@@ -142,7 +144,6 @@ int cuarr_lua_push_event(lua_State *L, int dev, bool timing, bool blocking);
 /* Copy src into dst with the right context (current stream of the device involved). */
 void cuarr_lua_copy_into(lua_State *L, cuarr_lua_state *S, const cuarr_array *dst,
                          const cuarr_array *src, cuarr_stream *stream);
-cuarr_stream *cuarr_lua_opt_stream(lua_State *L, int idx); /* nil or a Stream */
 
 /* ---- the parts, in the order module.c opens them */
 void cuarr_lua_open_ndarray(lua_State *L, const cuarr_lua_module *m);   /* ndarray.c */

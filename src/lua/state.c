@@ -37,7 +37,7 @@ static void reclaim(void *ud) {
   S->since_gc = 0;
 }
 
-static cuarr_reclaim lstate_reclaim(cuarr_lua_state *S) {
+static cuarr_reclaim state_reclaim(cuarr_lua_state *S) {
   cuarr_reclaim r = {reclaim, S};
   return r;
 }
@@ -53,7 +53,7 @@ cuarr_context *cuarr_lua_context(cuarr_lua_state *S, int device) {
    * warning system at the next call at the latest. */
   cuarr_lua_flush_warnings(S->main);
   S->ctx.stream = device >= 0 && device < CUARR_LUA_MAX_DEVICES ? S->stream[device] : NULL;
-  S->ctx.reclaim = lstate_reclaim(S);
+  S->ctx.reclaim = state_reclaim(S);
   return &S->ctx;
 }
 

@@ -23,6 +23,18 @@ static cuarr_lua_stream *check_stream(lua_State *L, int idx) {
   return s;
 }
 
+cuarr_stream *cuarr_lua_opt_stream(lua_State *L, int idx) {
+  if (lua_isnoneornil(L, idx))
+    return NULL;
+  cuarr_lua_stream *s = luaL_testudata(L, idx, CUARR_LUA_STREAM_MT);
+  if (!s)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be a Stream, got %s", idx,
+                    luaL_typename(L, idx));
+  if (s->destroyed)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "the stream has been destroyed");
+  return &s->s;
+}
+
 /* The null stream's object for device dev (made once). */
 static void push_null_stream(lua_State *L, int dev) {
   lua_getfield(L, LUA_REGISTRYINDEX, NULL_STREAMS);

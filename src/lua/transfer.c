@@ -8,18 +8,6 @@
  */
 #include "binding.h"
 
-cuarr_stream *cuarr_lua_opt_stream(lua_State *L, int idx) {
-  if (lua_isnoneornil(L, idx))
-    return NULL;
-  cuarr_lua_stream *s = luaL_testudata(L, idx, CUARR_LUA_STREAM_MT);
-  if (!s)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be a Stream, got %s", idx,
-                    luaL_typename(L, idx));
-  if (s->destroyed)
-    cuarr_lua_error(L, CUARR_VALUE_ERROR, "the stream has been destroyed");
-  return &s->s;
-}
-
 void cuarr_lua_copy_into(lua_State *L, cuarr_lua_state *S, const cuarr_array *dst,
                          const cuarr_array *src, cuarr_stream *stream) {
   int dev = cuarr_array_device(dst);
