@@ -83,6 +83,37 @@ describe("ElementwiseKernel declarations", function()
     local k = EK("float32 x", "float32 y", "y = x;")
     H.raises("IndexError", function() return k.no_such_field end)
   end)
+
+  it("fields are named by strings: any other key is a TypeError", function()
+    local k = EK("float32 x", "float32 y", "y = x;")
+    for _, key in ipairs({ {}, 1, 2.5, true }) do
+      local err = H.raises("TypeError", function() return k[key] end)
+      assert(err.message:find("ElementwiseKernel fields are named by strings", 1, true),
+        err.message)
+    end
+  end)
+
+  it("each kernel class knows its own objects: another's is a TypeError", function()
+    local ek = EK("float32 x", "float32 y", "y = x;")
+    local rk = cuarr.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0")
+    local a = cuarr.cpu.arange(3)
+    for _, case in ipairs({ { ek, rk }, { rk, ek }, { ek, a }, { rk, a }, { ek, 1 } }) do
+      local mt, other = getmetatable(case[1]), case[2]
+      H.raises("TypeError", mt.__call, other, 1)
+      H.raises("TypeError", mt.__index, other, "nin")
+    end
+  end)
+
+  it("up to 32 compile options; more is a ValueError naming the limit, never a cut", function()
+    local options = {}
+    for j = 1, 32 do options[j] = "-DX" .. j end
+    local k = EK("float32 x", "float32 y", "y = x;", "k", { options = options })
+    assert.are.equal(1, k.nin)
+    options[33] = "-DX33"
+    local err = H.raises("ValueError", EK, "float32 x", "float32 y", "y = x;", "k",
+      { options = options })
+    assert(err.message:find("32", 1, true), err.message)
+  end)
 end)
 
 -- ---------------------------------------------------------------- calls (device)

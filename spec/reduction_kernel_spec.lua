@@ -58,6 +58,36 @@ describe("ReductionKernel declarations", function()
     H.raises("TypeError", RK, "T x", "T y", "x", "a + b")
     H.raises("TypeError", RK, "T x", "T y", "x", "a + b", "y = a", "0", "k", { preamble = 1 })
   end)
+
+  it("fields are nin and nout, named by strings: other keys are errors", function()
+    local k = RK("T x", "T y", "x", "a + b", "y = a", "0", "k")
+    assert.are.equal(1, k.nin)
+    assert.are.equal(1, k.nout)
+    H.raises("IndexError", function() return k.no_such_field end)
+    for _, key in ipairs({ {}, 1, 2.5, true }) do
+      local err = H.raises("TypeError", function() return k[key] end)
+      assert(err.message:find("ReductionKernel fields are named by strings", 1, true),
+        err.message)
+    end
+  end)
+
+  it("up to 32 compile options; more is a ValueError naming the limit, never a cut", function()
+    local options = {}
+    for j = 1, 32 do options[j] = "-DX" .. j end
+    local k = RK("T x", "T y", "x", "a + b", "y = a", "0", "k", { options = options })
+    assert.are.equal(1, k.nin)
+    options[33] = "-DX33"
+    local err = H.raises("ValueError", RK, "T x", "T y", "x", "a + b", "y = a", "0", "k",
+      { options = options })
+    assert(err.message:find("32", 1, true), err.message)
+  end)
+
+  it("a closed kernel is a ValueError to call or read", function()
+    local k = RK("T x", "T y", "x", "a + b", "y = a", "0", "k")
+    getmetatable(k).__close(k)
+    H.raises("ValueError", function() return k.nin end)
+    H.raises("ValueError", k, 1)
+  end)
 end)
 
 describe("ReductionKernel calls", function()

@@ -1,4 +1,4 @@
-/* test_array_identity.c -- the binding's memory of recently recognised arrays (to_array_in,
+/* test_array_identity.c -- the binding's memory of recently recognised arrays (cuarr_lua_to_array_in,
  * src/lua/ndarray.c) never takes another userdata for a collected array at the same address.
  *
  * Lua code cannot place a foreign userdata where an array was; C can: after an array the
@@ -57,9 +57,9 @@ int main(void) {
                "ok") == 0,
         "arrays are made and used");
   lua_getfield(L, LUA_REGISTRYINDEX, "cuarr.known_arrays");
-  const known_arrays *known = lua_touserdata(L, -1);
+  const cuarr_lua_known_arrays *known = lua_touserdata(L, -1);
   lua_pop(L, 1); /* the registry keeps it */
-  enum { N = KNOWN_ARRAYS };
+  enum { N = CUARR_LUA_KNOWN_ARRAYS };
   const void *seen[N];
   int n_seen = 0;
   for (int i = 0; known && i < N; i++)

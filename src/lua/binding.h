@@ -6,7 +6,10 @@
  * tables {kind=, message=} with a __tostring, raised with lua_error.
  *
  * Every function of the module is a C closure whose first upvalue is the per-lua_State
- * binding state (current device, current streams, GC accounting): no globals.
+ * binding state (current device, current streams, GC accounting): no globals.  The classes
+ * are described in classes.h; every other part of the binding opens through one function,
+ * cuarr_lua_open_<part>(L, m), which puts its functions in the module's tables (and its
+ * methods in its classes).
  */
 #ifndef CUARR_LUA_BINDING_H
 #define CUARR_LUA_BINDING_H
@@ -14,160 +17,146 @@
 #include <lauxlib.h>
 #include <lua.h>
 
+#include "args.h"
+#include "classes.h"
 #include "cuarr.h"
 
-#define CUARR_ARRAY_MT "cuarr.ndarray"
-#define CUARR_DEVICE_MT "cuarr.Device"
-#define CUARR_STREAM_MT "cuarr.Stream"
-#define CUARR_EVENT_MT "cuarr.Event"
-#define CUARR_POOL_MT "cuarr.MemoryPool"
-#define CUARR_ERROR_MT "cuarr.Error"
-#define CUARR_MAX_DEVICES 64
+#define CUARR_LUA_ARRAY_MT "cuarr.ndarray"
+#define CUARR_LUA_DEVICE_MT "cuarr.Device"
+#define CUARR_LUA_STREAM_MT "cuarr.Stream"
+#define CUARR_LUA_EVENT_MT "cuarr.Event"
+#define CUARR_LUA_POOL_MT "cuarr.MemoryPool"
+#define CUARR_LUA_ERROR_MT "cuarr.Error"
+#define CUARR_LUA_MAX_DEVICES 64
 
 /* ---- state.c */
-/* Addresses of array userdata recognised lately (to_array_in): a hit needs no metatable
- * lookup.  One per Lua state, in its registry, shared by every load of the module there (all
- * share the array metatable, whose __gc is the last load's); an array's __gc removes it, so an
- * address here is always a userdata not yet collected. */
-enum { KNOWN_ARRAYS = 4 };
-typedef struct known_arrays {
-  const void *at[KNOWN_ARRAYS];
+/* Addresses of array userdata recognised lately (cuarr_lua_to_array_in): a hit needs no
+ * metatable lookup.  One per Lua state, in its registry, shared by every load of the module
+ * there (all share the array metatable, whose __gc is the last load's); an array's __gc removes
+ * it, so an address here is always a userdata not yet collected. */
+enum { CUARR_LUA_KNOWN_ARRAYS = 4 };
+typedef struct cuarr_lua_known_arrays {
+  const void *at[CUARR_LUA_KNOWN_ARRAYS];
   unsigned next;
-} known_arrays;
+} cuarr_lua_known_arrays;
 
-typedef struct lstate {
-  lua_State *main;                       /* the main thread, for garbage collections */
-  int device;                            /* current device ordinal */
-  cuarr_stream *stream[CUARR_MAX_DEVICES]; /* current stream per device; NULL: null stream */
-  size_t since_gc;                       /* device bytes allocated since the last GC step */
-  cuarr_dtype default_float;             /* dtype of Lua floats and of float creations */
-  const void *array_mt;                  /* this Lua state's array metatable (lua_topointer) */
-  int array_mt_ref;                      /* and its reference in the registry */
-  known_arrays *known;                   /* the Lua state's recently recognised arrays */
-  const char *kernel_mt_name[2];         /* the kernel classes' metatables, by name */
-  const void *kernel_mt[2];
-  cuarr_context ctx;                     /* filled by lstate_context() */
-} lstate;
+typedef struct cuarr_lua_state {
+  lua_State *main;                             /* the main thread, for garbage collections */
+  int device;                                  /* current device ordinal */
+  cuarr_stream *stream[CUARR_LUA_MAX_DEVICES]; /* current stream per device; NULL: null stream */
+  size_t since_gc;                             /* device bytes allocated since the last GC step */
+  cuarr_dtype default_float;                   /* dtype of Lua floats and of float creations */
+  const void *array_mt;                     /* this Lua state's array metatable (lua_topointer) */
+  int array_mt_ref;                         /* and its reference in the registry */
+  cuarr_lua_known_arrays *known;            /* the Lua state's recently recognised arrays */
+  cuarr_context ctx;                        /* filled by cuarr_lua_context() */
+  const void *class_mt[CUARR_LUA_NCLASSES]; /* each class's metatable, by its id */
+} cuarr_lua_state;
 
-#define STATE(L) ((lstate *)lua_touserdata((L), lua_upvalueindex(1)))
+#define CUARR_LUA_STATE(L) ((cuarr_lua_state *)lua_touserdata((L), lua_upvalueindex(1)))
 
 /* Push the new state (a userdata) on the stack. */
-lstate *lstate_new(lua_State *L);
+cuarr_lua_state *cuarr_lua_state_new(lua_State *L);
 /* A context for work on `device`: its current stream and the GC reclaim hook. */
-cuarr_context *lstate_context(lstate *S, int device);
+cuarr_context *cuarr_lua_context(cuarr_lua_state *S, int device);
 /* Pass the warnings the core queued on this thread to lua_warning. */
-void lstate_flush_warnings(lua_State *L);
+void cuarr_lua_flush_warnings(lua_State *L);
 /* Count newly allocated device (or pinned) bytes; steps Lua's GC in proportion. */
-void lstate_account(lua_State *L, lstate *S, size_t nbytes);
+void cuarr_lua_account(lua_State *L, cuarr_lua_state *S, size_t nbytes);
 /* The current device, checked to exist (raises NotAvailable without a driver). */
-int lstate_device(lua_State *L, lstate *S);
+int cuarr_lua_current_device(lua_State *L, cuarr_lua_state *S);
 
-/* ---- errors.c */
+/* ---- module.c: where each part opens (absolute stack indices) */
+typedef struct cuarr_lua_module {
+  int state;     /* the binding state: upvalue 1 of every function */
+  int functions; /* the module table: functions that work on the current device */
+  int cpu;       /* cuarr.cpu: the functions that make host arrays */
+} cuarr_lua_module;
+
+/* Put the functions of `list` (closures with the state as upvalue 1) in the table at idx. */
+void cuarr_lua_set_functions(lua_State *L, const cuarr_lua_module *m, int idx,
+                             const luaL_Reg *list);
+
+/* ---- errors.c (args.h: the argument and option readers) */
 /* Raise an error object of the given kind. */
 int cuarr_lua_error(lua_State *L, cuarr_status kind, const char *fmt, ...);
 /* Raise the core's last failure (kind from s, message from cuarr_last_error()). */
 int cuarr_lua_fail(lua_State *L, cuarr_status s);
 /* Raise the core's failure if s != CUARR_OK. */
-#define LTRY(L, expr)                                                                              \
+#define CUARR_LUA_TRY(L, expr)                                                                     \
   do {                                                                                             \
-    cuarr_status ltry_s_ = (expr);                                                                 \
-    if (ltry_s_ != CUARR_OK) cuarr_lua_fail((L), ltry_s_);                                         \
+    cuarr_status cuarr_lua_try_s_ = (expr);                                                        \
+    if (cuarr_lua_try_s_ != CUARR_OK)                                                              \
+      cuarr_lua_fail((L), cuarr_lua_try_s_);                                                       \
   } while (0)
-void cuarr_lua_open_errors(lua_State *L); /* creates the error metatable */
-/* Argument checks that raise TypeError objects, naming the argument. */
-lua_Integer check_integer(lua_State *L, int idx, const char *what);
-lua_Integer opt_integer(lua_State *L, int idx, const char *what, lua_Integer def);
-double check_number(lua_State *L, int idx, const char *what);
-const char *check_string(lua_State *L, int idx, const char *what);
-/* An option from the table at idx (or nil when idx is not a table). */
-int get_option(lua_State *L, int idx, const char *name); /* pushes the value; returns its type */
-bool opt_bool_field(lua_State *L, int idx, const char *name, bool def);
-cuarr_dtype check_dtype(lua_State *L, int idx);
-/* A dtype argument that may be nil (gives def). */
-cuarr_dtype opt_dtype(lua_State *L, int idx, cuarr_dtype def);
-/* A shape: an integer, or a table of integers; floats with integral values are accepted. */
-int check_shape(lua_State *L, int idx, int64_t *shape);
-/* A Lua number/boolean as a scalar (integers int64, floats float64, booleans bool). */
-bool to_scalar(lua_State *L, int idx, cuarr_scalar *out);
-
-/* ---- classes.c */
-/* Register the metatable `name` of a class: a table of `methods` (closures with the state at
- * state_idx as upvalue 1), kept as the field `methods` for the front end to extend; __index,
- * the closure `index` with upvalues (state, methods), or the methods table itself when index
- * is NULL; and the metamethods `meta` (__gc, __tostring, ...; closures with the state as
- * upvalue 1), when not NULL.  Leaves the stack as it was. */
-void cuarr_lua_new_class(lua_State *L, int state_idx, const char *name, const luaL_Reg *methods,
-                         lua_CFunction index, const luaL_Reg *meta);
-/* Add more methods (closures with the state as upvalue 1) to class `name`'s method table. */
-void cuarr_lua_add_methods(lua_State *L, int state_idx, const char *name, const luaL_Reg *methods);
-/* For a class's __index closure: the key (stack index 2) must be a string, else a TypeError
- * naming the class `cls`.  Returns true with the method pushed when the class has a method of
- * that name; false with *key the name of the field asked for. */
-bool cuarr_lua_get_method(lua_State *L, const char *cls, const char **key);
 
 /* ---- ndarray.c */
-cuarr_array *check_array(lua_State *L, int idx); /* a live array, or raise */
-/* An array userdata (maybe closed/freed), else NULL; to_array_in for a caller that has S. */
-cuarr_array *to_array(lua_State *L, int idx);
-cuarr_array *to_array_in(lua_State *L, const lstate *S, int idx);
-cuarr_array *check_live(lua_State *L, cuarr_array *a); /* a itself, unless closed or freed */
+/* A live array, or raise. */
+cuarr_array *cuarr_lua_check_array(lua_State *L, int idx);
+/* An array userdata (maybe closed/freed), else NULL; cuarr_lua_to_array_in for a caller that
+ * has S. */
+cuarr_array *cuarr_lua_to_array(lua_State *L, int idx);
+cuarr_array *cuarr_lua_to_array_in(lua_State *L, const cuarr_lua_state *S, int idx);
+/* a itself, unless closed or freed (then raise). */
+cuarr_array *cuarr_lua_check_live(lua_State *L, cuarr_array *a);
 /* Push a new array userdata, zeroed (no buffer): fill it in place, so the GC owns it even if
  * an error is raised halfway.  base_idx: the stack index of the array it views, or 0. */
-cuarr_array *push_array(lua_State *L, int base_idx);
+cuarr_array *cuarr_lua_push_array(lua_State *L, int base_idx);
 /* Push a new array of the given layout on device (CUARR_HOST: host memory). */
-cuarr_array *new_array(lua_State *L, lstate *S, int device, cuarr_dtype dtype, int ndim,
-                       const int64_t *shape, bool pinned);
+cuarr_array *cuarr_lua_new_array(lua_State *L, cuarr_lua_state *S, int device, cuarr_dtype dtype,
+                                 int ndim, const int64_t *shape, bool pinned);
 /* Raise unless the array lives on the current device (host arrays always pass). */
-void check_on_current_device(lua_State *L, lstate *S, const cuarr_array *a);
-void push_device(lua_State *L, int device); /* a Device object (or the string "cpu") */
-void cuarr_lua_open_ndarray(lua_State *L);
+void cuarr_lua_check_on_current_device(lua_State *L, cuarr_lua_state *S, const cuarr_array *a);
+void cuarr_lua_push_device(lua_State *L, int device); /* a Device object (or the string "cpu") */
+
+/* ---- indexing.c: the array's __index for keys that are not strings, and its __newindex */
+int cuarr_lua_array_index_key(lua_State *L);
+int cuarr_lua_array_newindex(lua_State *L);
 
 /* ---- convert.c */
 /* Push the element at p (host memory) as a Lua value. */
-void push_element(lua_State *L, const void *p, cuarr_dtype dtype);
+void cuarr_lua_push_element(lua_State *L, const void *p, cuarr_dtype dtype);
 /* Build a host array from a Lua value (number, boolean, nested table); dtype may be -1 to
  * infer it.  Pushes the array. */
-cuarr_array *host_array_from_lua(lua_State *L, lstate *S, int idx, int dtype);
+cuarr_array *cuarr_lua_host_array_from_lua(lua_State *L, cuarr_lua_state *S, int idx, int dtype);
 /* Push nested tables (or a single value for 0-d) of a host array. */
-void push_table(lua_State *L, const cuarr_array *h);
+void cuarr_lua_push_table(lua_State *L, const cuarr_array *h);
 
 /* ---- stream.c: a Stream userdata (cuarr_stream first, so it can be read as one) */
-typedef struct lstream {
+typedef struct cuarr_lua_stream {
   cuarr_stream s;
   bool destroyed;
-} lstream;
+} cuarr_lua_stream;
+/* An optional Stream argument: NULL for nil, else a live Stream (or raise). */
+cuarr_stream *cuarr_lua_opt_stream(lua_State *L, int idx);
+
+/* ---- event.c: an Event userdata */
+typedef struct cuarr_lua_event {
+  cuarr_event e;
+  bool recorded; /* get_elapsed_time needs both events recorded */
+} cuarr_lua_event;
+/* The live Event at idx, or raise. */
+cuarr_lua_event *cuarr_lua_check_event(lua_State *L, int idx);
+/* Push a new Event on device dev. */
+int cuarr_lua_push_event(lua_State *L, int dev, bool timing, bool blocking);
 
 /* ---- transfer.c */
 /* Copy src into dst with the right context (current stream of the device involved). */
-void copy_into(lua_State *L, lstate *S, const cuarr_array *dst, const cuarr_array *src,
-               cuarr_stream *stream);
-cuarr_stream *opt_stream(lua_State *L, int idx); /* nil or a Stream */
+void cuarr_lua_copy_into(lua_State *L, cuarr_lua_state *S, const cuarr_array *dst,
+                         const cuarr_array *src, cuarr_stream *stream);
 
-/* ---- the modules' function tables (each file's luaL_Reg list) */
-extern const luaL_Reg cuarr_shape_methods[];   /* shape_ops.c */
-extern const luaL_Reg cuarr_transfer_methods[]; /* transfer.c */
-extern const luaL_Reg cuarr_transfer_functions[]; /* transfer.c */
-extern const luaL_Reg cuarr_creation_functions[]; /* creation.c: closures with upvalue 2 */
-extern const luaL_Reg cuarr_device_functions[];   /* device.c */
-extern const luaL_Reg cuarr_stream_functions[];   /* stream.c */
-extern const luaL_Reg cuarr_pool_functions[];     /* pool.c */
-extern const luaL_Reg cuarr_elementwise_kernel_functions[]; /* ew_kernel.c */
-void cuarr_lua_open_ew_kernels(lua_State *L, int state_idx);
-/* ew_kernel.c, shared with red_kernel.c: a string option (NULL when absent; kept alive by the
- * options table), and opts.options (at most CUARR_LUA_MAX_OPTIONS) into options[]. */
-#define CUARR_LUA_MAX_OPTIONS 32
-const char *opt_string_field(lua_State *L, int idx, const char *name);
-int read_compile_options(lua_State *L, int opts, const char **options);
-extern const luaL_Reg cuarr_reduction_kernel_functions[]; /* red_kernel.c */
-void cuarr_lua_open_red_kernels(lua_State *L, int state_idx);
-/* ufuncs.c: every ufunc into the table at the top of the stack (host: for cuarr.cpu) */
-void cuarr_lua_set_ufuncs(lua_State *L, int state_idx, bool host);
-/* ufuncs.c: the operators and ufunc methods of the array metatable at mt_idx */
-void cuarr_lua_set_array_ufuncs(lua_State *L, int state_idx, int mt_idx);
-/* reductions.c: every reduction and scan into the table at the top of the stack */
-void cuarr_lua_set_reductions(lua_State *L, int state_idx);
-void cuarr_lua_open_devices(lua_State *L);
-void cuarr_lua_open_streams(lua_State *L);
-void cuarr_lua_open_pools(lua_State *L);
+/* ---- the parts, in the order module.c opens them */
+void cuarr_lua_open_ndarray(lua_State *L, const cuarr_lua_module *m);   /* ndarray.c */
+void cuarr_lua_open_devices(lua_State *L, const cuarr_lua_module *m);   /* device.c */
+void cuarr_lua_open_streams(lua_State *L, const cuarr_lua_module *m);   /* stream.c */
+void cuarr_lua_open_events(lua_State *L, const cuarr_lua_module *m);    /* event.c */
+void cuarr_lua_open_pools(lua_State *L, const cuarr_lua_module *m);     /* pool.c */
+void cuarr_lua_open_transfers(lua_State *L, const cuarr_lua_module *m); /* transfer.c */
+void cuarr_lua_open_shape_ops(lua_State *L, const cuarr_lua_module *m); /* shape_ops.c */
+void cuarr_lua_open_elementwise_kernels(lua_State *L, const cuarr_lua_module *m);
+void cuarr_lua_open_reduction_kernels(lua_State *L, const cuarr_lua_module *m);
+void cuarr_lua_open_creations(lua_State *L, const cuarr_lua_module *m);  /* creation.c */
+void cuarr_lua_open_ufuncs(lua_State *L, const cuarr_lua_module *m);     /* ufuncs.c */
+void cuarr_lua_open_reductions(lua_State *L, const cuarr_lua_module *m); /* reductions.c */
 
 #endif

@@ -28,7 +28,7 @@ static void push_scalar(lua_State *L, cuarr_scalar s) {
   }
 }
 
-void push_element(lua_State *L, const void *p, cuarr_dtype dtype) {
+void cuarr_lua_push_element(lua_State *L, const void *p, cuarr_dtype dtype) {
   push_scalar(L, cuarr_scalar_load(p, dtype));
 }
 
@@ -49,16 +49,19 @@ static void fail_ragged(lua_State *L, int depth) {
 /* Walk the table at idx (depth `depth`), checking it against info->shape and noting kinds. */
 static void survey(lua_State *L, int idx, int depth, table_info *info) {
   if (lua_type(L, idx) != LUA_TTABLE) {
-    if (depth != info->ndim) fail_ragged(L, depth);
+    if (depth != info->ndim)
+      fail_ragged(L, depth);
     int t = lua_type(L, idx);
     int kind = t == LUA_TBOOLEAN ? 1 : t == LUA_TNUMBER ? (lua_isinteger(L, idx) ? 2 : 3) : 0;
     if (!kind)
-      cuarr_lua_error(L, CUARR_TYPE_ERROR,
-                      "array elements must be numbers or booleans, got %s", luaL_typename(L, idx));
-    if (kind > info->kind) info->kind = kind;
+      cuarr_lua_error(L, CUARR_TYPE_ERROR, "array elements must be numbers or booleans, got %s",
+                      luaL_typename(L, idx));
+    if (kind > info->kind)
+      info->kind = kind;
     return;
   }
-  if (depth >= info->ndim || luaL_len(L, idx) != info->shape[depth]) fail_ragged(L, depth);
+  if (depth >= info->ndim || luaL_len(L, idx) != info->shape[depth])
+    fail_ragged(L, depth);
   luaL_checkstack(L, 4, "nested table too deep");
   for (int64_t i = 1; i <= info->shape[depth]; i++) {
     lua_geti(L, idx, i);
@@ -71,7 +74,7 @@ static void survey(lua_State *L, int idx, int depth, table_info *info) {
 static void store(lua_State *L, int idx, cuarr_dtype dtype, size_t itemsize, char **p) {
   if (lua_type(L, idx) != LUA_TTABLE) {
     cuarr_scalar s;
-    to_scalar(L, idx, &s);
+    cuarr_lua_to_scalar(L, idx, &s);
     cuarr_scalar_store(s, dtype, *p);
     *p += itemsize;
     return;
@@ -84,7 +87,7 @@ static void store(lua_State *L, int idx, cuarr_dtype dtype, size_t itemsize, cha
   }
 }
 
-cuarr_array *host_array_from_lua(lua_State *L, lstate *S, int idx, int dtype) {
+cuarr_array *cuarr_lua_host_array_from_lua(lua_State *L, cuarr_lua_state *S, int idx, int dtype) {
   idx = lua_absindex(L, idx);
   table_info info = {0};
   /* The shape comes from the first element at each depth; survey() checks the rest. */
@@ -94,17 +97,18 @@ cuarr_array *host_array_from_lua(lua_State *L, lstate *S, int idx, int dtype) {
       cuarr_lua_error(L, CUARR_VALUE_ERROR, "nested table has more than %d levels", CUARR_MAXDIM);
     lua_Integer n = luaL_len(L, -1);
     info.shape[info.ndim++] = n;
-    if (n == 0) break;
+    if (n == 0)
+      break;
     lua_geti(L, -1, 1);
     lua_remove(L, -2);
   }
   lua_pop(L, 1);
   survey(L, idx, 0, &info);
-  cuarr_dtype d = dtype >= 0 ? (cuarr_dtype)dtype
+  cuarr_dtype d = dtype >= 0       ? (cuarr_dtype)dtype
                   : info.kind == 1 ? CUARR_BOOL
                   : info.kind == 2 ? CUARR_INT64
                                    : S->default_float;
-  cuarr_array *h = new_array(L, S, CUARR_HOST, d, info.ndim, info.shape, false);
+  cuarr_array *h = cuarr_lua_new_array(L, S, CUARR_HOST, d, info.ndim, info.shape, false);
   char *p = cuarr_array_data(h);
   store(L, idx, d, cuarr_dtype_size(d), &p);
   return h;
@@ -112,7 +116,7 @@ cuarr_array *host_array_from_lua(lua_State *L, lstate *S, int idx, int dtype) {
 
 static void push_level(lua_State *L, const cuarr_array *h, int depth, const char *p) {
   if (depth == h->ndim) {
-    push_element(L, p, h->dtype);
+    cuarr_lua_push_element(L, p, h->dtype);
     return;
   }
   luaL_checkstack(L, 3, "array too deep");
@@ -124,6 +128,6 @@ static void push_level(lua_State *L, const cuarr_array *h, int depth, const char
   }
 }
 
-void push_table(lua_State *L, const cuarr_array *h) {
+void cuarr_lua_push_table(lua_State *L, const cuarr_array *h) {
   push_level(L, h, 0, cuarr_array_data(h));
 }

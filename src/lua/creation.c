@@ -12,8 +12,8 @@
 #define ON_HOST(L) lua_toboolean((L), lua_upvalueindex(2))
 
 /* Where new arrays of this function go: the current device, or the host. */
-static int placement(lua_State *L, lstate *S) {
-  return ON_HOST(L) ? CUARR_HOST : lstate_device(L, S);
+static int placement(lua_State *L, cuarr_lua_state *S) {
+  return ON_HOST(L) ? CUARR_HOST : cuarr_lua_current_device(L, S);
 }
 
 /* The optional trailing arguments from idx on: a dtype string and/or an options table
@@ -21,14 +21,15 @@ static int placement(lua_State *L, lstate *S) {
 static int tail_args(lua_State *L, int idx, int *dtype) {
   int opts = 0;
   if (lua_type(L, idx) == LUA_TSTRING) {
-    *dtype = (int)check_dtype(L, idx);
+    *dtype = (int)cuarr_lua_check_dtype(L, idx);
     idx++;
   } else if (lua_isnil(L, idx) && lua_gettop(L) > idx) {
     idx++; /* an explicit nil dtype before an options table */
   }
   if (lua_type(L, idx) == LUA_TTABLE) {
     opts = idx;
-    if (get_option(L, opts, "dtype") != LUA_TNIL) *dtype = (int)check_dtype(L, -1);
+    if (cuarr_lua_get_option(L, opts, "dtype") != LUA_TNIL)
+      *dtype = (int)cuarr_lua_check_dtype(L, -1);
     lua_pop(L, 1);
   } else if (!lua_isnoneornil(L, idx)) {
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be a dtype or an options table, got %s",
@@ -38,7 +39,7 @@ static int tail_args(lua_State *L, int idx, int *dtype) {
 }
 
 static bool pinned_option(lua_State *L, int opts) {
-  bool pinned = opts ? opt_bool_field(L, opts, "pinned", false) : false;
+  bool pinned = opts ? cuarr_lua_opt_bool_field(L, opts, "pinned", false) : false;
   if (pinned && !ON_HOST(L))
     cuarr_lua_error(L, CUARR_VALUE_ERROR, "pinned applies to host arrays (cuarr.cpu.*)");
   return pinned;
@@ -46,18 +47,18 @@ static bool pinned_option(lua_State *L, int opts) {
 
 /* The new array for a creation: shape from argument 1, dtype/options from tail_idx on. */
 static cuarr_array *create(lua_State *L, int tail_idx, int dtype_default) {
-  lstate *S = STATE(L);
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
   int64_t shape[CUARR_MAXDIM];
-  int ndim = check_shape(L, 1, shape);
+  int ndim = cuarr_lua_check_shape(L, 1, shape);
   int dtype = dtype_default;
   int opts = tail_args(L, tail_idx, &dtype);
   bool pinned = pinned_option(L, opts);
-  return new_array(L, S, placement(L, S), (cuarr_dtype)dtype, ndim, shape, pinned);
+  return cuarr_lua_new_array(L, S, placement(L, S), (cuarr_dtype)dtype, ndim, shape, pinned);
 }
 
 static void fill(lua_State *L, cuarr_array *a, cuarr_scalar v) {
-  lstate *S = STATE(L);
-  LTRY(L, cuarr_fill(lstate_context(S, cuarr_array_device(a)), a, v));
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  CUARR_LUA_TRY(L, cuarr_fill(cuarr_lua_context(S, cuarr_array_device(a)), a, v));
 }
 
 static cuarr_scalar scalar_int(int64_t i) {
@@ -66,42 +67,43 @@ static cuarr_scalar scalar_int(int64_t i) {
 }
 
 static int l_empty(lua_State *L) {
-  create(L, 2, (int)STATE(L)->default_float);
+  create(L, 2, (int)CUARR_LUA_STATE(L)->default_float);
   return 1;
 }
 
 static int l_zeros(lua_State *L) {
-  fill(L, create(L, 2, (int)STATE(L)->default_float), scalar_int(0));
+  fill(L, create(L, 2, (int)CUARR_LUA_STATE(L)->default_float), scalar_int(0));
   return 1;
 }
 
 static int l_ones(lua_State *L) {
-  fill(L, create(L, 2, (int)STATE(L)->default_float), scalar_int(1));
+  fill(L, create(L, 2, (int)CUARR_LUA_STATE(L)->default_float), scalar_int(1));
   return 1;
 }
 
 /* The dtype a Lua value makes: integers int64, floats the default float, booleans bool. */
-static cuarr_dtype dtype_of_value(lstate *S, cuarr_scalar v) {
+static cuarr_dtype dtype_of_value(cuarr_lua_state *S, cuarr_scalar v) {
   return v.dtype == CUARR_FLOAT64 ? S->default_float : v.dtype;
 }
 
 static int l_full(lua_State *L) {
   cuarr_scalar v;
-  if (!to_scalar(L, 2, &v))
-    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "full: the fill value must be a number or boolean, got %s",
+  if (!cuarr_lua_to_scalar(L, 2, &v))
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                           "full: the fill value must be a number or boolean, got %s",
                            luaL_typename(L, 2));
-  fill(L, create(L, 3, (int)dtype_of_value(STATE(L), v)), v);
+  fill(L, create(L, 3, (int)dtype_of_value(CUARR_LUA_STATE(L), v)), v);
   return 1;
 }
 
 /* *_like(a[, dtype][, opts]): a's shape (and dtype unless given). */
 static cuarr_array *create_like(lua_State *L, int tail_idx) {
-  lstate *S = STATE(L);
-  const cuarr_array *a = check_array(L, 1);
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  const cuarr_array *a = cuarr_lua_check_array(L, 1);
   int dtype = (int)a->dtype;
   int opts = tail_args(L, tail_idx, &dtype);
   bool pinned = pinned_option(L, opts);
-  return new_array(L, S, placement(L, S), (cuarr_dtype)dtype, a->ndim, a->shape, pinned);
+  return cuarr_lua_new_array(L, S, placement(L, S), (cuarr_dtype)dtype, a->ndim, a->shape, pinned);
 }
 
 static int l_empty_like(lua_State *L) {
@@ -121,8 +123,9 @@ static int l_ones_like(lua_State *L) {
 
 static int l_full_like(lua_State *L) {
   cuarr_scalar v;
-  if (!to_scalar(L, 2, &v))
-    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "full_like: the fill value must be a number or boolean, got %s",
+  if (!cuarr_lua_to_scalar(L, 2, &v))
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                           "full_like: the fill value must be a number or boolean, got %s",
                            luaL_typename(L, 2));
   fill(L, create_like(L, 3), v);
   return 1;
@@ -130,7 +133,7 @@ static int l_full_like(lua_State *L) {
 
 /* arange([start, ]stop[, step][, dtype]) -- values as NumPy's: start, start+step, ... < stop. */
 static int l_arange(lua_State *L) {
-  lstate *S = STATE(L);
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
   int nnum = 0;
   bool all_int = true;
   while (nnum < 3 && lua_type(L, nnum + 1) == LUA_TNUMBER) {
@@ -138,7 +141,8 @@ static int l_arange(lua_State *L) {
     nnum++;
   }
   if (nnum == 0)
-    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "arange needs numbers: arange([start,] stop[, step][, dtype])");
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                           "arange needs numbers: arange([start,] stop[, step][, dtype])");
   int dtype = all_int ? CUARR_INT64 : (int)S->default_float;
   int opts = tail_args(L, nnum + 1, &dtype);
   bool pinned = pinned_option(L, opts);
@@ -148,7 +152,8 @@ static int l_arange(lua_State *L) {
     lua_Integer a = nnum >= 2 ? lua_tointeger(L, 1) : 0;
     lua_Integer b = nnum >= 2 ? lua_tointeger(L, 2) : lua_tointeger(L, 1);
     lua_Integer st = nnum == 3 ? lua_tointeger(L, 3) : 1;
-    if (st == 0) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "arange: step cannot be zero");
+    if (st == 0)
+      return cuarr_lua_error(L, CUARR_VALUE_ERROR, "arange: step cannot be zero");
     /* ceil((b - a) / st) without overflow: |b - a| and |st| as unsigned 64-bit numbers (b - a
      * itself overflows for arange(math.mininteger, math.maxinteger)). */
     if ((st > 0 && b <= a) || (st < 0 && b >= a)) {
@@ -168,11 +173,13 @@ static int l_arange(lua_State *L) {
     double a = nnum >= 2 ? lua_tonumber(L, 1) : 0;
     double b = nnum >= 2 ? lua_tonumber(L, 2) : lua_tonumber(L, 1);
     double st = nnum == 3 ? lua_tonumber(L, 3) : 1;
-    if (st == 0) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "arange: step cannot be zero");
+    if (st == 0)
+      return cuarr_lua_error(L, CUARR_VALUE_ERROR, "arange: step cannot be zero");
     double len = ceil((b - a) / st);
     if (!isfinite(len))
       return cuarr_lua_error(L, CUARR_VALUE_ERROR, "arange: the length is not finite");
-    if (len > 9.0e18) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "arange: too many elements");
+    if (len > 9.0e18)
+      return cuarr_lua_error(L, CUARR_VALUE_ERROR, "arange: too many elements");
     n = len > 0 ? (int64_t)len : 0;
     start.dtype = step.dtype = CUARR_FLOAT64;
     start.v.f = a;
@@ -182,82 +189,89 @@ static int l_arange(lua_State *L) {
       step = scalar_int((int64_t)st);
     }
   }
-  cuarr_array *r = new_array(L, S, placement(L, S), (cuarr_dtype)dtype, 1, &n, pinned);
-  if (n > 0) LTRY(L, cuarr_fill_linear(lstate_context(S, cuarr_array_device(r)), r, start, step, false, none));
+  cuarr_array *r = cuarr_lua_new_array(L, S, placement(L, S), (cuarr_dtype)dtype, 1, &n, pinned);
+  if (n > 0)
+    CUARR_LUA_TRY(L, cuarr_fill_linear(cuarr_lua_context(S, cuarr_array_device(r)), r, start, step,
+                                       false, none));
   return 1;
 }
 
 /* linspace(start, stop[, num=50][, dtype][, {endpoint=true, dtype=}]) */
 static int l_linspace(lua_State *L) {
-  lstate *S = STATE(L);
-  double a = check_number(L, 1, "start"), b = check_number(L, 2, "stop");
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  double a = cuarr_lua_check_number(L, 1, "start"), b = cuarr_lua_check_number(L, 2, "stop");
   int tail = 3;
   lua_Integer num = 50;
   if (lua_type(L, 3) == LUA_TNUMBER) {
-    num = check_integer(L, 3, "num");
+    num = cuarr_lua_check_integer(L, 3, "num");
     tail = 4;
   }
-  if (num < 0) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "linspace: num must be non-negative, got %lld", (long long)num);
+  if (num < 0)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "linspace: num must be non-negative, got %lld",
+                           (long long)num);
   int dtype = (int)S->default_float;
   int opts = tail_args(L, tail, &dtype);
-  bool endpoint = opts ? opt_bool_field(L, opts, "endpoint", true) : true;
+  bool endpoint = opts ? cuarr_lua_opt_bool_field(L, opts, "endpoint", true) : true;
   bool pinned = pinned_option(L, opts);
   int64_t n = num;
-  cuarr_array *r = new_array(L, S, placement(L, S), (cuarr_dtype)dtype, 1, &n, pinned);
-  if (n == 0) return 1;
+  cuarr_array *r = cuarr_lua_new_array(L, S, placement(L, S), (cuarr_dtype)dtype, 1, &n, pinned);
+  if (n == 0)
+    return 1;
   lua_Integer div = endpoint ? num - 1 : num;
   cuarr_scalar start = {.dtype = CUARR_FLOAT64, .v.f = a};
   cuarr_scalar step = {.dtype = CUARR_FLOAT64, .v.f = div > 0 ? (b - a) / (double)div : 0};
   cuarr_scalar stop = {.dtype = CUARR_FLOAT64, .v.f = b};
   if (cuarr_dtype_is_float((cuarr_dtype)dtype)) {
-    LTRY(L, cuarr_fill_linear(lstate_context(S, cuarr_array_device(r)), r, start, step,
-                              endpoint && num > 1, stop));
+    CUARR_LUA_TRY(L, cuarr_fill_linear(cuarr_lua_context(S, cuarr_array_device(r)), r, start, step,
+                                       endpoint && num > 1, stop));
     return 1;
   }
   /* Integer and bool dtypes: a linear fill of those counts in integers (a fractional step
    * would be truncated first), so the values are computed in float64 and then converted with
    * the casting rules, as NumPy's linspace(..., dtype=int) does. */
-  cuarr_array *tmp = new_array(L, S, cuarr_array_device(r), CUARR_FLOAT64, 1, &n, false);
-  LTRY(L, cuarr_fill_linear(lstate_context(S, cuarr_array_device(r)), tmp, start, step,
-                            endpoint && num > 1, stop));
-  LTRY(L, cuarr_copy(lstate_context(S, cuarr_array_device(r)), r, tmp));
+  cuarr_array *tmp = cuarr_lua_new_array(L, S, cuarr_array_device(r), CUARR_FLOAT64, 1, &n, false);
+  CUARR_LUA_TRY(L, cuarr_fill_linear(cuarr_lua_context(S, cuarr_array_device(r)), tmp, start, step,
+                                     endpoint && num > 1, stop));
+  CUARR_LUA_TRY(L, cuarr_copy(cuarr_lua_context(S, cuarr_array_device(r)), r, tmp));
   lua_pop(L, 1); /* tmp; r is on top again */
   return 1;
 }
 
 /* eye(n[, m][, k][, dtype]) -- ones on the k-th diagonal (k > 0 above the main one). */
 static int eye_from(lua_State *L, lua_Integer n, lua_Integer m, lua_Integer k, int tail) {
-  lstate *S = STATE(L);
-  if (n < 0 || m < 0) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "eye: negative dimensions are not allowed");
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  if (n < 0 || m < 0)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "eye: negative dimensions are not allowed");
   int dtype = (int)S->default_float;
   int opts = tail_args(L, tail, &dtype);
   bool pinned = pinned_option(L, opts);
   int64_t shape[2] = {n, m};
-  cuarr_array *r = new_array(L, S, placement(L, S), (cuarr_dtype)dtype, 2, shape, pinned);
-  cuarr_context *ctx = lstate_context(S, cuarr_array_device(r));
-  LTRY(L, cuarr_fill(ctx, r, scalar_int(0)));
+  cuarr_array *r = cuarr_lua_new_array(L, S, placement(L, S), (cuarr_dtype)dtype, 2, shape, pinned);
+  cuarr_context *ctx = cuarr_lua_context(S, cuarr_array_device(r));
+  CUARR_LUA_TRY(L, cuarr_fill(ctx, r, scalar_int(0)));
   int64_t row0 = k < 0 ? -k : 0, col0 = k > 0 ? k : 0;
   int64_t len = n - row0 < m - col0 ? n - row0 : m - col0;
-  if (len <= 0) return 1;
+  if (len <= 0)
+    return 1;
   /* The diagonal as a strided 1-D view of r. */
   cuarr_array diag = *r;
   diag.ndim = 1;
   diag.offset += row0 * r->strides[0] + col0 * r->strides[1];
   diag.shape[0] = len;
   diag.strides[0] = r->strides[0] + r->strides[1];
-  LTRY(L, cuarr_fill(ctx, &diag, scalar_int(1)));
+  CUARR_LUA_TRY(L, cuarr_fill(ctx, &diag, scalar_int(1)));
   return 1;
 }
 
 static int l_eye(lua_State *L) {
-  lua_Integer n = check_integer(L, 1, "N");
+  lua_Integer n = cuarr_lua_check_integer(L, 1, "N");
   int tail = 2;
   lua_Integer m = n, k = 0;
   if (lua_type(L, 2) == LUA_TNUMBER || (lua_isnil(L, 2) && lua_gettop(L) > 2)) {
-    m = opt_integer(L, 2, "M", n);
+    m = cuarr_lua_opt_integer(L, 2, "M", n);
     tail = 3;
     if (lua_type(L, 3) == LUA_TNUMBER) {
-      k = check_integer(L, 3, "k");
+      k = cuarr_lua_check_integer(L, 3, "k");
       tail = 4;
     }
   }
@@ -265,33 +279,36 @@ static int l_eye(lua_State *L) {
 }
 
 static int l_identity(lua_State *L) {
-  lua_Integer n = check_integer(L, 1, "n");
+  lua_Integer n = cuarr_lua_check_integer(L, 1, "n");
   return eye_from(L, n, n, 0, 2);
 }
 
 /* array(obj[, dtype][, opts]) copies always; asarray returns obj itself when it is already an
  * array of the right placement and dtype. */
 static int make_array(lua_State *L, bool always_copy) {
-  lstate *S = STATE(L);
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
   int dtype = -1;
   int opts = tail_args(L, 2, &dtype);
   bool pinned = pinned_option(L, opts);
   int where = placement(L, S);
-  if (lua_type(L, 1) == LUA_TTABLE || lua_type(L, 1) == LUA_TNUMBER || lua_type(L, 1) == LUA_TBOOLEAN) {
-    const cuarr_array *h = host_array_from_lua(L, S, 1, dtype);
-    if (where == CUARR_HOST && !pinned) return 1;
-    cuarr_array *r = new_array(L, S, where, h->dtype, h->ndim, h->shape, pinned);
-    copy_into(L, S, r, check_array(L, -2), NULL);
+  if (lua_type(L, 1) == LUA_TTABLE || lua_type(L, 1) == LUA_TNUMBER ||
+      lua_type(L, 1) == LUA_TBOOLEAN) {
+    const cuarr_array *h = cuarr_lua_host_array_from_lua(L, S, 1, dtype);
+    if (where == CUARR_HOST && !pinned)
+      return 1;
+    cuarr_array *r = cuarr_lua_new_array(L, S, where, h->dtype, h->ndim, h->shape, pinned);
+    cuarr_lua_copy_into(L, S, r, cuarr_lua_check_array(L, -2), NULL);
     return 1;
   }
-  const cuarr_array *a = check_array(L, 1);
+  const cuarr_array *a = cuarr_lua_check_array(L, 1);
   cuarr_dtype d = dtype >= 0 ? (cuarr_dtype)dtype : a->dtype;
-  if (!always_copy && cuarr_array_device(a) == where && d == a->dtype && (!pinned || a->buf->pinned)) {
+  if (!always_copy && cuarr_array_device(a) == where && d == a->dtype &&
+      (!pinned || a->buf->pinned)) {
     lua_settop(L, 1);
     return 1;
   }
-  cuarr_array *r = new_array(L, S, where, d, a->ndim, a->shape, pinned);
-  copy_into(L, S, r, check_array(L, 1), NULL);
+  cuarr_array *r = cuarr_lua_new_array(L, S, where, d, a->ndim, a->shape, pinned);
+  cuarr_lua_copy_into(L, S, r, cuarr_lua_check_array(L, 1), NULL);
   return 1;
 }
 
@@ -299,20 +316,20 @@ static int l_array(lua_State *L) { return make_array(L, true); }
 static int l_asarray(lua_State *L) { return make_array(L, false); }
 
 static int l_set_default_dtype(lua_State *L) {
-  cuarr_dtype d = check_dtype(L, 1);
+  cuarr_dtype d = cuarr_lua_check_dtype(L, 1);
   if (!cuarr_dtype_is_float(d))
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "the default dtype must be a float dtype, not %s",
                            cuarr_dtype_name(d));
-  STATE(L)->default_float = d;
+  CUARR_LUA_STATE(L)->default_float = d;
   return 0;
 }
 
 static int l_get_default_dtype(lua_State *L) {
-  lua_pushstring(L, cuarr_dtype_name(STATE(L)->default_float));
+  lua_pushstring(L, cuarr_dtype_name(CUARR_LUA_STATE(L)->default_float));
   return 1;
 }
 
-const luaL_Reg cuarr_creation_functions[] = {
+static const luaL_Reg creations[] = {
     {"empty", l_empty},
     {"zeros", l_zeros},
     {"ones", l_ones},
@@ -331,3 +348,18 @@ const luaL_Reg cuarr_creation_functions[] = {
     {"get_default_dtype", l_get_default_dtype},
     {NULL, NULL},
 };
+
+/* The creations into `into`, with upvalue 2 saying whether they make host arrays. */
+static void set_creations(lua_State *L, const cuarr_lua_module *m, int into, bool host) {
+  for (const luaL_Reg *r = creations; r->name; r++) {
+    lua_pushvalue(L, m->state);
+    lua_pushboolean(L, host);
+    lua_pushcclosure(L, r->func, 2);
+    lua_setfield(L, into, r->name);
+  }
+}
+
+void cuarr_lua_open_creations(lua_State *L, const cuarr_lua_module *m) {
+  set_creations(L, m, m->functions, false);
+  set_creations(L, m, m->cpu, true);
+}

@@ -2,7 +2,7 @@
  * device.c -- Device objects, the current device, the runtime's versions.
  *
  * Device ids are CUDA's ordinals (0-based), as nvidia-smi shows them.  A Device object is a
- * userdata holding the ordinal, interned per id (push_device), so == compares them.
+ * userdata holding the ordinal, interned per id (cuarr_lua_push_device), so == compares them.
  */
 #include <limits.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 #include "binding.h"
 
 static int check_device_ud(lua_State *L, int idx) {
-  int *d = luaL_testudata(L, idx, CUARR_DEVICE_MT);
+  int *d = luaL_testudata(L, idx, CUARR_LUA_DEVICE_MT);
   if (!d)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be a Device, got %s", idx,
                     luaL_typename(L, idx));
@@ -20,26 +20,27 @@ static int check_device_ud(lua_State *L, int idx) {
 /* A device ordinal argument, checked to exist; ids beyond int's range do not (they must not
  * wrap round to a device that does). */
 static int check_device_id(lua_State *L, int idx, const char *what) {
-  lua_Integer v = check_integer(L, idx, what);
+  lua_Integer v = cuarr_lua_check_integer(L, idx, what);
   if (v < 0 || v > INT_MAX) {
     int n = 0;
-    LTRY(L, cuarr_device_count(&n)); /* NotAvailable without a driver, as for any other id */
-    cuarr_lua_error(L, CUARR_VALUE_ERROR, "device %lld does not exist (%d device%s)",
-                    (long long)v, n, n == 1 ? "" : "s");
+    CUARR_LUA_TRY(L,
+                  cuarr_device_count(&n)); /* NotAvailable without a driver, as for any other id */
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "device %lld does not exist (%d device%s)", (long long)v,
+                    n, n == 1 ? "" : "s");
   }
-  LTRY(L, cuarr_device_check((int)v));
+  CUARR_LUA_TRY(L, cuarr_device_check((int)v));
   return (int)v;
 }
 
 /* cuarr.Device([id]) -- the current device when id is nil. */
 static int l_device(lua_State *L) {
-  lstate *S = STATE(L);
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
   int id = S->device;
   if (lua_isnoneornil(L, 1))
-    LTRY(L, cuarr_device_check(id));
+    CUARR_LUA_TRY(L, cuarr_device_check(id));
   else
     id = check_device_id(L, 1, "device id");
-  push_device(L, id);
+  cuarr_lua_push_device(L, id);
   return 1;
 }
 
@@ -50,7 +51,7 @@ static void set_int(lua_State *L, const char *k, lua_Integer v) {
 
 static void push_properties(lua_State *L, int id) {
   cuarr_device_props p;
-  LTRY(L, cuarr_device_properties(id, &p));
+  CUARR_LUA_TRY(L, cuarr_device_properties(id, &p));
   lua_createtable(L, 0, 14);
   lua_pushstring(L, p.name);
   lua_setfield(L, -2, "name");
@@ -73,23 +74,23 @@ static void push_properties(lua_State *L, int id) {
 
 /* d:use() -- make d the current device of this Lua state. */
 static int device_use(lua_State *L) {
-  lstate *S = STATE(L);
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
   int id = check_device_ud(L, 1);
-  LTRY(L, cuarr_device_activate(id));
+  CUARR_LUA_TRY(L, cuarr_device_activate(id));
   S->device = id;
   lua_settop(L, 1);
   return 1;
 }
 
 static int device_synchronize(lua_State *L) {
-  LTRY(L, cuarr_device_synchronize(check_device_ud(L, 1)));
+  CUARR_LUA_TRY(L, cuarr_device_synchronize(check_device_ud(L, 1)));
   return 0;
 }
 
 /* d:mem_info() -- free and total bytes of device memory, as the driver counts them. */
 static int device_mem_info(lua_State *L) {
   size_t free_bytes, total;
-  LTRY(L, cuarr_device_memory_info(check_device_ud(L, 1), &free_bytes, &total));
+  CUARR_LUA_TRY(L, cuarr_device_memory_info(check_device_ud(L, 1), &free_bytes, &total));
   lua_pushinteger(L, (lua_Integer)free_bytes);
   lua_pushinteger(L, (lua_Integer)total);
   return 2;
@@ -99,27 +100,21 @@ static int device_can_access_peer(lua_State *L) {
   bool yes;
   int self = check_device_ud(L, 1);
   int peer = check_device_id(L, 2, "peer device id");
-  LTRY(L, cuarr_device_can_access_peer(self, peer, &yes));
+  CUARR_LUA_TRY(L, cuarr_device_can_access_peer(self, peer, &yes));
   lua_pushboolean(L, yes);
   return 1;
 }
 
-static int device_index(lua_State *L) {
-  int id = check_device_ud(L, 1);
-  const char *k;
-  if (cuarr_lua_get_method(L, "Device", &k))
-    return 1;
-  if (!strcmp(k, "id")) {
-    lua_pushinteger(L, id);
-  } else if (!strcmp(k, "properties")) {
-    push_properties(L, id);
-  } else if (!strcmp(k, "compute_capability")) {
-    push_properties(L, id);
-    lua_getfield(L, -1, "compute_capability");
-  } else {
-    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "Device has no field or method '%s'", k);
-  }
-  return 1;
+/* The fields of the Device at index 1. */
+static void *check_device_object(lua_State *L, int idx) {
+  check_device_ud(L, idx); /* raises for anything else */
+  return lua_touserdata(L, idx);
+}
+static void field_id(lua_State *L, void *self) { lua_pushinteger(L, *(int *)self); }
+static void field_properties(lua_State *L, void *self) { push_properties(L, *(int *)self); }
+static void field_compute_capability(lua_State *L, void *self) {
+  push_properties(L, *(int *)self);
+  lua_getfield(L, -1, "compute_capability");
 }
 
 static int device_tostring(lua_State *L) {
@@ -128,19 +123,20 @@ static int device_tostring(lua_State *L) {
 }
 
 static int device_eq(lua_State *L) {
-  int *a = luaL_testudata(L, 1, CUARR_DEVICE_MT), *b = luaL_testudata(L, 2, CUARR_DEVICE_MT);
+  int *a = luaL_testudata(L, 1, CUARR_LUA_DEVICE_MT),
+      *b = luaL_testudata(L, 2, CUARR_LUA_DEVICE_MT);
   lua_pushboolean(L, a && b && *a == *b);
   return 1;
 }
 
 static int l_get_device_id(lua_State *L) {
-  lua_pushinteger(L, STATE(L)->device);
+  lua_pushinteger(L, CUARR_LUA_STATE(L)->device);
   return 1;
 }
 
 static int l_synchronize(lua_State *L) {
-  lstate *S = STATE(L);
-  LTRY(L, cuarr_device_synchronize(lstate_device(L, S)));
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  CUARR_LUA_TRY(L, cuarr_device_synchronize(cuarr_lua_current_device(L, S)));
   return 0;
 }
 
@@ -165,27 +161,47 @@ static int l_runtime_info(lua_State *L) {
   return 1;
 }
 
-const luaL_Reg cuarr_device_functions[] = {
-    {"Device", l_device},
-    {"get_device_id", l_get_device_id},
-    {"synchronize", l_synchronize},
-    {"is_available", l_is_available},
-    {"runtime_info", l_runtime_info},
+static const luaL_Reg device_methods[] = {
+    {"use", device_use},
+    {"synchronize", device_synchronize},
+    {"mem_info", device_mem_info},
+    {"can_access_peer", device_can_access_peer},
     {NULL, NULL},
 };
 
-void cuarr_lua_open_devices(lua_State *L) {
-  const luaL_Reg methods[] = {
-      {"use", device_use},
-      {"synchronize", device_synchronize},
-      {"mem_info", device_mem_info},
-      {"can_access_peer", device_can_access_peer},
+static const luaL_Reg device_metamethods[] = {
+    {"__tostring", device_tostring},
+    {"__eq", device_eq},
+    {NULL, NULL},
+};
+
+static const cuarr_lua_field device_fields[] = {
+    {"id", field_id},
+    {"properties", field_properties},
+    {"compute_capability", field_compute_capability},
+    {NULL, NULL},
+};
+
+const cuarr_lua_class cuarr_lua_device_class = {
+    .id = CUARR_LUA_DEVICE_CLASS,
+    .name = "Device",
+    .metatable = CUARR_LUA_DEVICE_MT,
+    .methods = device_methods,
+    .metamethods = device_metamethods,
+    .fields = device_fields,
+    .check = check_device_object,
+    .no_such_key = "Device has no field or method '%s'",
+    .extendable = true,
+};
+
+void cuarr_lua_open_devices(lua_State *L, const cuarr_lua_module *m) {
+  static const luaL_Reg functions[] = {
+      {"Device", l_device},
+      {"get_device_id", l_get_device_id},
+      {"synchronize", l_synchronize},
+      {"is_available", l_is_available},
+      {"runtime_info", l_runtime_info},
       {NULL, NULL},
   };
-  const luaL_Reg meta[] = {
-      {"__tostring", device_tostring},
-      {"__eq", device_eq},
-      {NULL, NULL},
-  };
-  cuarr_lua_new_class(L, lua_absindex(L, -1), CUARR_DEVICE_MT, methods, device_index, meta);
+  cuarr_lua_set_functions(L, m, m->functions, functions);
 }

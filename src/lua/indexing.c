@@ -11,7 +11,8 @@
 
 /* Replace *cur by a view made from it (the old reference is dropped). */
 static void replace(lua_State *L, cuarr_array *cur, cuarr_status s, cuarr_array *next) {
-  if (s != CUARR_OK) cuarr_lua_fail(L, s);
+  if (s != CUARR_OK)
+    cuarr_lua_fail(L, s);
   cuarr_array_release(cur);
   *cur = *next;
 }
@@ -49,7 +50,8 @@ static void apply_range(lua_State *L, cuarr_array *cur, int axis, int tbl) {
     cuarr_lua_error(L, CUARR_INDEX_ERROR, "a range is {start, stop[, step]}; got %lld entries",
                     (long long)len);
   lua_Integer step = range_bound(L, tbl, 3, 1, axis);
-  if (step == 0) cuarr_lua_error(L, CUARR_VALUE_ERROR, "range step cannot be zero");
+  if (step == 0)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "range step cannot be zero");
   lua_Integer start = range_bound(L, tbl, 1, step > 0 ? 1 : -1, axis);
   lua_Integer stop = range_bound(L, tbl, 2, len == 1 ? start : (step > 0 ? -1 : 1), axis);
   if (start == 0 || stop == 0)
@@ -60,16 +62,21 @@ static void apply_range(lua_State *L, cuarr_array *cur, int axis, int tbl) {
   int64_t e0 = stop > 0 ? stop - 1 : n + stop;
   int64_t count;
   if (step > 0) {
-    if (s0 < 0) s0 = 0;
-    if (e0 > n - 1) e0 = n - 1;
+    if (s0 < 0)
+      s0 = 0;
+    if (e0 > n - 1)
+      e0 = n - 1;
     count = e0 >= s0 ? (e0 - s0) / step + 1 : 0;
   } else {
-    if (s0 > n - 1) s0 = n - 1;
-    if (e0 < 0) e0 = 0;
+    if (s0 > n - 1)
+      s0 = n - 1;
+    if (e0 < 0)
+      e0 = 0;
     /* -step overflows for math.mininteger: divide as unsigned */
     count = s0 >= e0 ? (int64_t)((uint64_t)(s0 - e0) / (0 - (uint64_t)step)) + 1 : 0;
   }
-  if (count == 0) s0 = 0;
+  if (count == 0)
+    s0 = 0;
   cuarr_array next;
   replace(L, cur, cuarr_view_slice(cur, axis, s0, count, step, &next), &next);
 }
@@ -77,15 +84,17 @@ static void apply_range(lua_State *L, cuarr_array *cur, int axis, int tbl) {
 /* Apply the key at key_idx to the array at index 1; pushes the resulting view and returns it.
  * *element is true when every axis was selected by an integer. */
 static cuarr_array *key_view(lua_State *L, int key_idx, bool *element) {
-  const cuarr_array *a = check_array(L, 1);
-  cuarr_array *cur = push_array(L, 1);
+  const cuarr_array *a = cuarr_lua_check_array(L, 1);
+  cuarr_array *cur = cuarr_lua_push_array(L, 1);
   cuarr_array_share(a, cur);
   *element = false;
   if (lua_type(L, key_idx) == LUA_TNUMBER) {
-    if (a->ndim == 0) cuarr_lua_error(L, CUARR_INDEX_ERROR, "a 0-d array cannot be indexed");
+    if (a->ndim == 0)
+      cuarr_lua_error(L, CUARR_INDEX_ERROR, "a 0-d array cannot be indexed");
     int isint = 0;
     lua_Integer i = lua_tointegerx(L, key_idx, &isint);
-    if (!isint) cuarr_lua_error(L, CUARR_INDEX_ERROR, "indices must be integers");
+    if (!isint)
+      cuarr_lua_error(L, CUARR_INDEX_ERROR, "indices must be integers");
     cuarr_array next;
     replace(L, cur, cuarr_view_select(cur, 0, position(L, i, cur->shape[0], 0), &next), &next);
     *element = cur->ndim == 0;
@@ -105,9 +114,11 @@ static cuarr_array *key_view(lua_State *L, int key_idx, bool *element) {
     if (t == LUA_TNUMBER) {
       int isint = 0;
       lua_Integer i = lua_tointegerx(L, entry, &isint);
-      if (!isint) cuarr_lua_error(L, CUARR_INDEX_ERROR, "indices must be integers");
+      if (!isint)
+        cuarr_lua_error(L, CUARR_INDEX_ERROR, "indices must be integers");
       cuarr_array next;
-      replace(L, cur, cuarr_view_select(cur, axis, position(L, i, cur->shape[axis], (int)k - 1), &next),
+      replace(L, cur,
+              cuarr_view_select(cur, axis, position(L, i, cur->shape[axis], (int)k - 1), &next),
               &next);
       selected++;
     } else if (t == LUA_TTABLE) {
@@ -115,8 +126,8 @@ static cuarr_array *key_view(lua_State *L, int key_idx, bool *element) {
       axis++;
     } else {
       cuarr_lua_error(L, CUARR_TYPE_ERROR,
-                      "index entry %lld must be an integer or a range table, got %s",
-                      (long long)k, luaL_typename(L, entry));
+                      "index entry %lld must be an integer or a range table, got %s", (long long)k,
+                      luaL_typename(L, entry));
     }
     lua_pop(L, 1);
   }
@@ -125,57 +136,58 @@ static cuarr_array *key_view(lua_State *L, int key_idx, bool *element) {
 }
 
 /* The element of the 0-d view v (device or host) as a Lua value. */
-static void push_view_element(lua_State *L, lstate *S, const cuarr_array *v) {
+static void push_view_element(lua_State *L, cuarr_lua_state *S, const cuarr_array *v) {
   int dev = cuarr_array_device(v);
   if (dev == CUARR_HOST) {
-    push_element(L, cuarr_array_data(v), v->dtype);
+    cuarr_lua_push_element(L, cuarr_array_data(v), v->dtype);
     return;
   }
   unsigned char bytes[8];
   cuarr_buffer *stage;
-  LTRY(L, cuarr_buffer_wrap(bytes, sizeof bytes, CUARR_HOST, false, NULL, NULL, &stage));
+  CUARR_LUA_TRY(L, cuarr_buffer_wrap(bytes, sizeof bytes, CUARR_HOST, false, NULL, NULL, &stage));
   cuarr_array h = {.buf = stage, .dtype = v->dtype, .ndim = 0};
-  cuarr_status s = cuarr_copy(lstate_context(S, dev), &h, v);
+  cuarr_status s = cuarr_copy(cuarr_lua_context(S, dev), &h, v);
   cuarr_buffer_release(stage);
-  LTRY(L, s);
-  push_element(L, bytes, v->dtype);
+  CUARR_LUA_TRY(L, s);
+  cuarr_lua_push_element(L, bytes, v->dtype);
 }
 
-int cuarr_array_index_key(lua_State *L) {
+int cuarr_lua_array_index_key(lua_State *L) {
   bool element;
   cuarr_array *v = key_view(L, 2, &element);
-  if (element) push_view_element(L, STATE(L), v);
+  if (element)
+    push_view_element(L, CUARR_LUA_STATE(L), v);
   return 1;
 }
 
-int cuarr_array_newindex(lua_State *L) {
-  lstate *S = STATE(L);
+int cuarr_lua_array_newindex(lua_State *L) {
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
   if (lua_type(L, 2) == LUA_TSTRING)
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "array fields cannot be assigned ('%s')",
                            lua_tostring(L, 2));
-  const cuarr_array *a = check_array(L, 1);
-  check_on_current_device(L, S, a);
+  const cuarr_array *a = cuarr_lua_check_array(L, 1);
+  cuarr_lua_check_on_current_device(L, S, a);
   bool element;
   cuarr_array *dst = key_view(L, 2, &element);
   int dev = cuarr_array_device(dst);
   cuarr_scalar value;
-  if (to_scalar(L, 3, &value)) {
-    LTRY(L, cuarr_fill(lstate_context(S, dev), dst, value));
+  if (cuarr_lua_to_scalar(L, 3, &value)) {
+    CUARR_LUA_TRY(L, cuarr_fill(cuarr_lua_context(S, dev), dst, value));
     return 0;
   }
   const cuarr_array *src;
   if (lua_type(L, 3) == LUA_TTABLE) {
-    src = host_array_from_lua(L, S, 3, dst->dtype);
+    src = cuarr_lua_host_array_from_lua(L, S, 3, dst->dtype);
   } else {
-    src = to_array(L, 3);
+    src = cuarr_lua_to_array(L, 3);
     if (!src)
       return cuarr_lua_error(L, CUARR_TYPE_ERROR,
                              "an array element can be set to a number, boolean, table or array, "
                              "not %s",
                              luaL_typename(L, 3));
-    src = check_array(L, 3);
-    check_on_current_device(L, S, src);
+    src = cuarr_lua_check_array(L, 3);
+    cuarr_lua_check_on_current_device(L, S, src);
   }
-  copy_into(L, S, dst, src, NULL);
+  cuarr_lua_copy_into(L, S, dst, src, NULL);
   return 0;
 }

@@ -17,12 +17,12 @@
  * alone: the operands of a loop's calls, two Lua API calls instead of five.  Only live arrays
  * are remembered (a finalized one has no buffer), so none is put back after its __gc has
  * removed it.  A function without the state recognises no array rather than crashing. */
-cuarr_array *to_array_in(lua_State *L, const lstate *S, int idx) {
+cuarr_array *cuarr_lua_to_array_in(lua_State *L, const cuarr_lua_state *S, int idx) {
   if (!S || lua_type(L, idx) != LUA_TUSERDATA)
     return NULL;
   cuarr_array *a = lua_touserdata(L, idx);
-  known_arrays *k = S->known;
-  for (int i = 0; i < KNOWN_ARRAYS; i++)
+  cuarr_lua_known_arrays *k = S->known;
+  for (int i = 0; i < CUARR_LUA_KNOWN_ARRAYS; i++)
     if (k->at[i] == a)
       return a;
   if (!lua_getmetatable(L, idx))
@@ -32,37 +32,41 @@ cuarr_array *to_array_in(lua_State *L, const lstate *S, int idx) {
   if (!is_array)
     return NULL;
   if (a->buf)
-    k->at[k->next++ % KNOWN_ARRAYS] = a;
+    k->at[k->next++ % CUARR_LUA_KNOWN_ARRAYS] = a;
   return a;
 }
 
-cuarr_array *to_array(lua_State *L, int idx) { return to_array_in(L, STATE(L), idx); }
+cuarr_array *cuarr_lua_to_array(lua_State *L, int idx) {
+  return cuarr_lua_to_array_in(L, CUARR_LUA_STATE(L), idx);
+}
 
-cuarr_array *check_live(lua_State *L, cuarr_array *a) {
-  if (!a->buf) cuarr_lua_error(L, CUARR_VALUE_ERROR, "array has been closed");
-  LTRY(L, cuarr_array_check_live(a));
+cuarr_array *cuarr_lua_check_live(lua_State *L, cuarr_array *a) {
+  if (!a->buf)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "array has been closed");
+  CUARR_LUA_TRY(L, cuarr_array_check_live(a));
   return a;
 }
 
-cuarr_array *check_array(lua_State *L, int idx) {
-  cuarr_array *a = to_array(L, idx);
+cuarr_array *cuarr_lua_check_array(lua_State *L, int idx) {
+  cuarr_array *a = cuarr_lua_to_array(L, idx);
   if (!a)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be an array, got %s", idx,
                     luaL_typename(L, idx));
-  return check_live(L, a);
+  return cuarr_lua_check_live(L, a);
 }
 
-cuarr_array *push_array(lua_State *L, int base_idx) {
-  if (base_idx) base_idx = lua_absindex(L, base_idx);
+cuarr_array *cuarr_lua_push_array(lua_State *L, int base_idx) {
+  if (base_idx)
+    base_idx = lua_absindex(L, base_idx);
   cuarr_array *a = lua_newuserdatauv(L, sizeof *a, 1);
   memset(a, 0, sizeof *a);
   /* The metatable by the state's reference (an integer key: the registry's array part), not
    * by its name (luaL_setmetatable hashes it on every call); by name outside a cuarr closure. */
-  const lstate *S = STATE(L);
+  const cuarr_lua_state *S = CUARR_LUA_STATE(L);
   if (S)
     lua_rawgeti(L, LUA_REGISTRYINDEX, S->array_mt_ref);
   else
-    luaL_getmetatable(L, CUARR_ARRAY_MT);
+    luaL_getmetatable(L, CUARR_LUA_ARRAY_MT);
   lua_setmetatable(L, -2);
   if (base_idx) {
     /* The base of a view is the array that owns the data, as in NumPy. */
@@ -76,17 +80,18 @@ cuarr_array *push_array(lua_State *L, int base_idx) {
   return a;
 }
 
-cuarr_array *new_array(lua_State *L, lstate *S, int device, cuarr_dtype dtype, int ndim,
-                       const int64_t *shape, bool pinned) {
-  cuarr_array *a = push_array(L, 0);
-  cuarr_context *ctx = lstate_context(S, device);
+cuarr_array *cuarr_lua_new_array(lua_State *L, cuarr_lua_state *S, int device, cuarr_dtype dtype,
+                                 int ndim, const int64_t *shape, bool pinned) {
+  cuarr_array *a = cuarr_lua_push_array(L, 0);
+  cuarr_context *ctx = cuarr_lua_context(S, device);
   void *stream = ctx->stream ? ctx->stream->handle : NULL;
-  LTRY(L, cuarr_array_empty(device, dtype, ndim, shape, pinned, stream, ctx->reclaim, a));
-  if (device != CUARR_HOST || pinned) lstate_account(L, S, a->buf->nbytes);
+  CUARR_LUA_TRY(L, cuarr_array_empty(device, dtype, ndim, shape, pinned, stream, ctx->reclaim, a));
+  if (device != CUARR_HOST || pinned)
+    cuarr_lua_account(L, S, a->buf->nbytes);
   return a;
 }
 
-void check_on_current_device(lua_State *L, lstate *S, const cuarr_array *a) {
+void cuarr_lua_check_on_current_device(lua_State *L, cuarr_lua_state *S, const cuarr_array *a) {
   int dev = cuarr_array_device(a);
   if (dev != CUARR_HOST && dev != S->device)
     cuarr_lua_error(L, CUARR_VALUE_ERROR,
@@ -97,7 +102,7 @@ void check_on_current_device(lua_State *L, lstate *S, const cuarr_array *a) {
 
 /* __close: drop this array's reference.  Idempotent. */
 static int array_close(lua_State *L) {
-  cuarr_array *a = to_array(L, 1);
+  cuarr_array *a = cuarr_lua_to_array(L, 1);
   if (!a)
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #1 must be an array, got %s",
                            luaL_typename(L, 1));
@@ -105,16 +110,17 @@ static int array_close(lua_State *L) {
    * in every collected array's finalizer. */
   cuarr_buffer *buf = a->buf;
   a->buf = NULL;
-  if (buf) cuarr_buffer_release(buf);
+  if (buf)
+    cuarr_buffer_release(buf);
   return 0;
 }
 
 /* __gc: the same, and the address leaves the recognised arrays before Lua frees it. */
 static int array_gc(lua_State *L) {
   array_close(L);
-  known_arrays *k = STATE(L)->known;
+  cuarr_lua_known_arrays *k = CUARR_LUA_STATE(L)->known;
   const void *a = lua_touserdata(L, 1);
-  for (int i = 0; i < KNOWN_ARRAYS; i++)
+  for (int i = 0; i < CUARR_LUA_KNOWN_ARRAYS; i++)
     if (k->at[i] == a)
       k->at[i] = NULL;
   return 0;
@@ -122,17 +128,19 @@ static int array_gc(lua_State *L) {
 
 /* x:free(): give the memory back now; every view of it becomes unusable. */
 static int array_free(lua_State *L) {
-  cuarr_array *a = luaL_testudata(L, 1, CUARR_ARRAY_MT);
+  cuarr_array *a = luaL_testudata(L, 1, CUARR_LUA_ARRAY_MT);
   if (!a)
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #1 must be an array, got %s",
                            luaL_typename(L, 1));
-  if (a->buf) cuarr_buffer_free(a->buf);
+  if (a->buf)
+    cuarr_buffer_free(a->buf);
   return 0;
 }
 
 static int array_len(lua_State *L) {
-  cuarr_array *a = check_array(L, 1);
-  if (a->ndim == 0) cuarr_lua_error(L, CUARR_TYPE_ERROR, "len() of a 0-d array");
+  cuarr_array *a = cuarr_lua_check_array(L, 1);
+  if (a->ndim == 0)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "len() of a 0-d array");
   lua_pushinteger(L, a->shape[0]);
   return 1;
 }
@@ -151,18 +159,18 @@ static void push_int_list(lua_State *L, int n, const int64_t *v) {
   }
 }
 
-void push_device(lua_State *L, int device) {
+void cuarr_lua_push_device(lua_State *L, int device) {
   if (device == CUARR_HOST) {
     lua_pushliteral(L, "cpu");
     return;
   }
   /* Device objects are interned in a registry table, so a.device == b.device is cheap. */
-  lua_getfield(L, LUA_REGISTRYINDEX, CUARR_DEVICE_MT ".cache");
+  lua_getfield(L, LUA_REGISTRYINDEX, CUARR_LUA_DEVICE_MT ".cache");
   if (lua_rawgeti(L, -1, device) == LUA_TNIL) {
     lua_pop(L, 1);
     int *d = lua_newuserdatauv(L, sizeof *d, 0);
     *d = device;
-    luaL_setmetatable(L, CUARR_DEVICE_MT);
+    luaL_setmetatable(L, CUARR_LUA_DEVICE_MT);
     lua_pushvalue(L, -1);
     lua_rawseti(L, -3, device);
   }
@@ -180,64 +188,97 @@ static void push_flags(lua_State *L, const cuarr_array *a) {
   lua_setfield(L, -2, "owndata");
 }
 
-/* Push the field `name` of the array at index 1; false if there is no such field. */
-static bool push_field(lua_State *L, const cuarr_array *a, const char *name) {
-  size_t itemsize = cuarr_dtype_size(a->dtype);
-  if (!strcmp(name, "dtype"))
-    lua_pushstring(L, cuarr_dtype_name(a->dtype));
-  else if (!strcmp(name, "shape"))
-    push_int_list(L, a->ndim, a->shape);
-  else if (!strcmp(name, "strides"))
-    push_int_list(L, a->ndim, a->strides);
-  else if (!strcmp(name, "ndim"))
-    lua_pushinteger(L, a->ndim);
-  else if (!strcmp(name, "size"))
-    lua_pushinteger(L, cuarr_array_size(a));
-  else if (!strcmp(name, "nbytes"))
-    lua_pushinteger(L, cuarr_array_size(a) * (int64_t)itemsize);
-  else if (!strcmp(name, "itemsize"))
-    lua_pushinteger(L, (lua_Integer)itemsize);
-  else if (!strcmp(name, "device"))
-    push_device(L, cuarr_array_device(a));
-  else if (!strcmp(name, "flags"))
-    push_flags(L, a);
-  else if (!strcmp(name, "base"))
-    lua_getiuservalue(L, 1, 1);
-  else if (!strcmp(name, "data"))
-    lua_pushinteger(L, (lua_Integer)(intptr_t)cuarr_array_data(a));
-  else if (!strcmp(name, "is_pinned"))
-    lua_pushboolean(L, a->buf->pinned);
-  else
-    return false;
-  return true;
+/* The fields: getters of the array at index 1 (self, checked live). */
+static void field_dtype(lua_State *L, void *self) {
+  lua_pushstring(L, cuarr_dtype_name(((cuarr_array *)self)->dtype));
+}
+static void field_shape(lua_State *L, void *self) {
+  const cuarr_array *a = self;
+  push_int_list(L, a->ndim, a->shape);
+}
+static void field_strides(lua_State *L, void *self) {
+  const cuarr_array *a = self;
+  push_int_list(L, a->ndim, a->strides);
+}
+static void field_ndim(lua_State *L, void *self) {
+  lua_pushinteger(L, ((cuarr_array *)self)->ndim);
+}
+static void field_size(lua_State *L, void *self) { lua_pushinteger(L, cuarr_array_size(self)); }
+static void field_nbytes(lua_State *L, void *self) {
+  const cuarr_array *a = self;
+  lua_pushinteger(L, cuarr_array_size(a) * (int64_t)cuarr_dtype_size(a->dtype));
+}
+static void field_itemsize(lua_State *L, void *self) {
+  lua_pushinteger(L, (lua_Integer)cuarr_dtype_size(((cuarr_array *)self)->dtype));
+}
+static void field_device(lua_State *L, void *self) {
+  cuarr_lua_push_device(L, cuarr_array_device(self));
+}
+static void field_flags(lua_State *L, void *self) { push_flags(L, self); }
+static void field_base(lua_State *L, void *self) {
+  (void)self;
+  lua_getiuservalue(L, 1, 1);
+}
+static void field_data(lua_State *L, void *self) {
+  lua_pushinteger(L, (lua_Integer)(intptr_t)cuarr_array_data(self));
+}
+static void field_is_pinned(lua_State *L, void *self) {
+  lua_pushboolean(L, ((cuarr_array *)self)->buf->pinned);
 }
 
-int cuarr_array_index_key(lua_State *L); /* indexing.c: a[number] and a[table] */
-int cuarr_array_newindex(lua_State *L);  /* indexing.c */
+static const cuarr_lua_field array_fields[] = {
+    {"dtype", field_dtype},
+    {"shape", field_shape},
+    {"strides", field_strides},
+    {"ndim", field_ndim},
+    {"size", field_size},
+    {"nbytes", field_nbytes},
+    {"itemsize", field_itemsize},
+    {"device", field_device},
+    {"flags", field_flags},
+    {"base", field_base},
+    {"data", field_data},
+    {"is_pinned", field_is_pinned},
+    {NULL, NULL},
+};
 
-/* __index: methods first (upvalue 2 is the method table), then fields, then indexing. */
-static int array_index(lua_State *L) {
-  if (lua_type(L, 2) == LUA_TSTRING) {
-    lua_pushvalue(L, 2);
-    if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL) return 1;
-    lua_pop(L, 1);
-    const cuarr_array *a = check_array(L, 1);
-    if (push_field(L, a, lua_tostring(L, 2))) return 1;
-    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "arrays have no field or method '%s'",
-                           lua_tostring(L, 2));
-  }
-  return cuarr_array_index_key(L);
-}
+static void *check_array_object(lua_State *L, int idx) { return cuarr_lua_check_array(L, idx); }
 
-static const luaL_Reg lifetime_methods[] = {
+static const luaL_Reg array_methods[] = {
     {"free", array_free},
     {NULL, NULL},
 };
 
-/* The Lua state's known_arrays (made by its first load of the module). */
-static known_arrays *known_arrays_of(lua_State *L) {
+static const luaL_Reg array_metamethods[] = {
+    {"__newindex", cuarr_lua_array_newindex},
+    {"__gc", array_gc},
+    {"__close", array_close},
+    {"__len", array_len},
+    {"__lt", array_lt},
+    {"__le", array_lt},
+    {NULL, NULL},
+};
+
+/* One method table for free, the shape operations, the transfers, the ufuncs and reductions
+ * (their parts add them); the front end adds its own (printing, ...).  The operators are
+ * metamethods the ufuncs part sets.  a[i] and a[{...}] are indexing.c's. */
+const cuarr_lua_class cuarr_lua_ndarray_class = {
+    .id = CUARR_LUA_NDARRAY_CLASS,
+    .name = "ndarray",
+    .metatable = CUARR_LUA_ARRAY_MT,
+    .methods = array_methods,
+    .metamethods = array_metamethods,
+    .fields = array_fields,
+    .check = check_array_object,
+    .index_other = cuarr_lua_array_index_key,
+    .no_such_key = "arrays have no field or method '%s'",
+    .extendable = true,
+};
+
+/* The Lua state's cuarr_lua_known_arrays (made by its first load of the module). */
+static cuarr_lua_known_arrays *known_arrays_of(lua_State *L) {
   static const char key[] = "cuarr.known_arrays";
-  known_arrays *k;
+  cuarr_lua_known_arrays *k;
   if (lua_getfield(L, LUA_REGISTRYINDEX, key) == LUA_TUSERDATA) {
     k = lua_touserdata(L, -1);
   } else {
@@ -249,28 +290,15 @@ static known_arrays *known_arrays_of(lua_State *L) {
   return k;
 }
 
-void cuarr_lua_open_ndarray(lua_State *L) {
-  int state_idx = lua_absindex(L, -1); /* the state is on top when this is called */
-  const luaL_Reg meta[] = {
-      {"__newindex", cuarr_array_newindex},
-      {"__gc", array_gc},
-      {"__close", array_close},
-      {"__len", array_len},
-      {"__lt", array_lt},
-      {"__le", array_lt},
-      {NULL, NULL},
-  };
-  /* one method table for free, the shape operations and the transfers; the front end adds its
-   * own (printing, ...) to it */
-  cuarr_lua_new_class(L, state_idx, CUARR_ARRAY_MT, lifetime_methods, array_index, meta);
-  luaL_getmetatable(L, CUARR_ARRAY_MT);
-  lstate *S = lua_touserdata(L, state_idx);
-  S->array_mt = lua_topointer(L, -1);
+/* What the array's metatable needs besides its class: the state's fast ways to it, the
+ * recently recognised arrays, the interned Device objects. */
+void cuarr_lua_open_ndarray(lua_State *L, const cuarr_lua_module *m) {
+  cuarr_lua_state *S = lua_touserdata(L, m->state);
+  S->array_mt = cuarr_lua_class_metatable(S, &cuarr_lua_ndarray_class);
   S->known = known_arrays_of(L);
+  luaL_getmetatable(L, CUARR_LUA_ARRAY_MT);
   S->array_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-  cuarr_lua_add_methods(L, state_idx, CUARR_ARRAY_MT, cuarr_shape_methods);
-  cuarr_lua_add_methods(L, state_idx, CUARR_ARRAY_MT, cuarr_transfer_methods);
 
   lua_newtable(L);
-  lua_setfield(L, LUA_REGISTRYINDEX, CUARR_DEVICE_MT ".cache");
+  lua_setfield(L, LUA_REGISTRYINDEX, CUARR_LUA_DEVICE_MT ".cache");
 }

@@ -13,7 +13,7 @@ typedef struct lpool {
 } lpool;
 
 static cuarr_pool *check_pool(lua_State *L) {
-  lpool *lp = luaL_testudata(L, 1, CUARR_POOL_MT);
+  lpool *lp = luaL_testudata(L, 1, CUARR_LUA_POOL_MT);
   if (!lp)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #1 must be a MemoryPool, got %s",
                     luaL_typename(L, 1));
@@ -24,21 +24,23 @@ static void push_pool(lua_State *L, cuarr_pool *p, int device) {
   lpool *lp = lua_newuserdatauv(L, sizeof *lp, 0);
   lp->pool = p;
   lp->device = device;
-  luaL_setmetatable(L, CUARR_POOL_MT);
+  luaL_setmetatable(L, CUARR_LUA_POOL_MT);
 }
 
 static int l_get_default_memory_pool(lua_State *L) {
-  lstate *S = STATE(L);
-  int dev = lstate_device(L, S);
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  int dev = cuarr_lua_current_device(L, S);
   cuarr_pool *p = cuarr_device_pool(dev);
-  if (!p) return cuarr_lua_fail(L, CUARR_NOT_AVAILABLE);
+  if (!p)
+    return cuarr_lua_fail(L, CUARR_NOT_AVAILABLE);
   push_pool(L, p, dev);
   return 1;
 }
 
 static int l_get_default_pinned_memory_pool(lua_State *L) {
   cuarr_pool *p = cuarr_pinned_pool();
-  if (!p) return cuarr_lua_fail(L, CUARR_NOT_AVAILABLE);
+  if (!p)
+    return cuarr_lua_fail(L, CUARR_NOT_AVAILABLE);
   push_pool(L, p, CUARR_HOST);
   return 1;
 }
@@ -64,20 +66,23 @@ static int pool_free_all_blocks(lua_State *L) {
 static int pool_set_limit(lua_State *L) {
   cuarr_pool *p = check_pool(L);
   if (!lua_isnoneornil(L, 2) && !lua_istable(L, 2))
-    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "set_limit takes a table {size=} or {fraction=}, got %s",
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                           "set_limit takes a table {size=} or {fraction=}, got %s",
                            luaL_typename(L, 2));
-  int ts = get_option(L, 2, "size"), tf = get_option(L, 2, "fraction");
+  int ts = cuarr_lua_get_option(L, 2, "size"), tf = cuarr_lua_get_option(L, 2, "fraction");
   if (ts != LUA_TNIL && tf != LUA_TNIL)
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "set_limit: give size or fraction, not both");
   size_t limit = 0;
   if (ts != LUA_TNIL) {
-    lua_Integer size = check_integer(L, -2, "size");
-    if (size < 0) return cuarr_lua_error(L, CUARR_VALUE_ERROR, "set_limit: size must be non-negative");
+    lua_Integer size = cuarr_lua_check_integer(L, -2, "size");
+    if (size < 0)
+      return cuarr_lua_error(L, CUARR_VALUE_ERROR, "set_limit: size must be non-negative");
     limit = (size_t)size;
   } else if (tf != LUA_TNIL) {
-    double f = check_number(L, -1, "fraction");
+    double f = cuarr_lua_check_number(L, -1, "fraction");
     if (!(f >= 0 && f <= 1))
-      return cuarr_lua_error(L, CUARR_VALUE_ERROR, "set_limit: fraction must be within [0, 1], got %g", f);
+      return cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                             "set_limit: fraction must be within [0, 1], got %g", f);
     limit = (size_t)(f * (double)cuarr_pool_capacity(p));
   }
   cuarr_pool_set_limit(p, limit);
@@ -85,7 +90,7 @@ static int pool_set_limit(lua_State *L) {
 }
 
 static int pool_tostring(lua_State *L) {
-  lpool *lp = luaL_checkudata(L, 1, CUARR_POOL_MT);
+  lpool *lp = luaL_checkudata(L, 1, CUARR_LUA_POOL_MT);
   if (lp->device == CUARR_HOST)
     lua_pushliteral(L, "<cuarr.PinnedMemoryPool>");
   else
@@ -93,23 +98,37 @@ static int pool_tostring(lua_State *L) {
   return 1;
 }
 
-const luaL_Reg cuarr_pool_functions[] = {
-    {"get_default_memory_pool", l_get_default_memory_pool},
-    {"get_default_pinned_memory_pool", l_get_default_pinned_memory_pool},
+static const luaL_Reg pool_methods[] = {
+    {"used_bytes", pool_used_bytes},
+    {"total_bytes", pool_total_bytes},
+    {"free_bytes", pool_free_bytes},
+    {"n_free_blocks", pool_n_free_blocks},
+    {"free_all_blocks", pool_free_all_blocks},
+    {"set_limit", pool_set_limit},
+    {"get_limit", pool_get_limit},
     {NULL, NULL},
 };
 
-void cuarr_lua_open_pools(lua_State *L) {
-  const luaL_Reg methods[] = {
-      {"used_bytes", pool_used_bytes},   {"total_bytes", pool_total_bytes},
-      {"free_bytes", pool_free_bytes},   {"n_free_blocks", pool_n_free_blocks},
-      {"free_all_blocks", pool_free_all_blocks}, {"set_limit", pool_set_limit},
-      {"get_limit", pool_get_limit},     {NULL, NULL},
-  };
-  const luaL_Reg meta[] = {
-      {"__tostring", pool_tostring},
+static const luaL_Reg pool_metamethods[] = {
+    {"__tostring", pool_tostring},
+    {NULL, NULL},
+};
+
+/* No fields: __index is the method table. */
+const cuarr_lua_class cuarr_lua_pool_class = {
+    .id = CUARR_LUA_POOL_CLASS,
+    .name = "MemoryPool",
+    .metatable = CUARR_LUA_POOL_MT,
+    .methods = pool_methods,
+    .metamethods = pool_metamethods,
+    .extendable = true,
+};
+
+void cuarr_lua_open_pools(lua_State *L, const cuarr_lua_module *m) {
+  static const luaL_Reg functions[] = {
+      {"get_default_memory_pool", l_get_default_memory_pool},
+      {"get_default_pinned_memory_pool", l_get_default_pinned_memory_pool},
       {NULL, NULL},
   };
-  /* no fields: __index is the method table */
-  cuarr_lua_new_class(L, lua_absindex(L, -1), CUARR_POOL_MT, methods, NULL, meta);
+  cuarr_lua_set_functions(L, m, m->functions, functions);
 }

@@ -96,18 +96,18 @@ static void read_options(lua_State *L, const cuarr_array *a, const char *fn, boo
   }
   if (!opts)
     return;
-  if (get_option(L, opts, "axis") != LUA_TNIL) {
+  if (cuarr_lua_get_option(L, opts, "axis") != LUA_TNIL) {
     if (o->axis_given)
       cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: the axis is given twice", fn);
     read_axes(L, lua_gettop(L), ndim, fn, one || scan, o);
   }
   lua_pop(L, 1);
-  o->keepdims = opt_bool_field(L, opts, "keepdims", false);
-  if (get_option(L, opts, "dtype") != LUA_TNIL)
-    o->dtype = (int)check_dtype(L, lua_gettop(L));
+  o->keepdims = cuarr_lua_opt_bool_field(L, opts, "keepdims", false);
+  if (cuarr_lua_get_option(L, opts, "dtype") != LUA_TNIL)
+    o->dtype = (int)cuarr_lua_check_dtype(L, lua_gettop(L));
   lua_pop(L, 1);
-  if (get_option(L, opts, "out") != LUA_TNIL) {
-    check_array(L, lua_gettop(L));
+  if (cuarr_lua_get_option(L, opts, "out") != LUA_TNIL) {
+    cuarr_lua_check_array(L, lua_gettop(L));
     o->out = lua_gettop(L); /* stays on the stack */
   } else {
     lua_pop(L, 1);
@@ -115,21 +115,22 @@ static void read_options(lua_State *L, const cuarr_array *a, const char *fn, boo
 }
 
 /* The array to reduce, checked to be live and where the work can run. */
-static cuarr_array *input(lua_State *L, lstate *S, const char *fn) {
-  cuarr_array *a = to_array(L, 1);
+static cuarr_array *input(lua_State *L, cuarr_lua_state *S, const char *fn) {
+  cuarr_array *a = cuarr_lua_to_array(L, 1);
   if (!a)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #1 must be an array, got %s", fn,
                     luaL_typename(L, 1));
-  check_live(L, a);
-  check_on_current_device(L, S, a);
+  cuarr_lua_check_live(L, a);
+  cuarr_lua_check_on_current_device(L, S, a);
   return a;
 }
 
 /* The result: out (pushed again) or a new array to fill. */
-static cuarr_array *result(lua_State *L, lstate *S, const cuarr_array *a, const options *o) {
+static cuarr_array *result(lua_State *L, cuarr_lua_state *S, const cuarr_array *a,
+                           const options *o) {
   if (!o->out)
-    return push_array(L, 0);
-  cuarr_array *out = check_array(L, o->out);
+    return cuarr_lua_push_array(L, 0);
+  cuarr_array *out = cuarr_lua_check_array(L, o->out);
   if (cuarr_array_device(out) != cuarr_array_device(a))
     cuarr_lua_error(L, CUARR_VALUE_ERROR, "out is not on the input's device");
   (void)S;
@@ -138,7 +139,7 @@ static cuarr_array *result(lua_State *L, lstate *S, const cuarr_array *a, const 
 }
 
 static int reduce_call(lua_State *L) {
-  lstate *S = STATE(L);
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
   cuarr_reduce_op op = (cuarr_reduce_op)lua_tointeger(L, UP_OP);
   const char *fn = cuarr_reduce_op_name(op);
   cuarr_array *a = input(L, S, fn);
@@ -148,14 +149,14 @@ static int reduce_call(lua_State *L) {
       .axes = o.axes, .keepdims = o.keepdims, .dtype = o.dtype, .index_base = 1};
   int device = cuarr_array_device(a);
   cuarr_array *out = result(L, S, a, &o);
-  LTRY(L, cuarr_reduce(lstate_context(S, device), op, a, &args, out));
+  CUARR_LUA_TRY(L, cuarr_reduce(cuarr_lua_context(S, device), op, a, &args, out));
   if (!o.out && device != CUARR_HOST)
-    lstate_account(L, S, out->buf->nbytes);
+    cuarr_lua_account(L, S, out->buf->nbytes);
   return 1;
 }
 
 static int scan_call(lua_State *L) {
-  lstate *S = STATE(L);
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
   cuarr_scan_op op = (cuarr_scan_op)lua_tointeger(L, UP_OP);
   const char *fn = op == CUARR_SCAN_CUMPROD ? "cumprod" : "cumsum";
   cuarr_array *a = input(L, S, fn);
@@ -168,9 +169,9 @@ static int scan_call(lua_State *L) {
     axis = __builtin_ctzll(o.axes);
   int device = cuarr_array_device(a);
   cuarr_array *out = result(L, S, a, &o);
-  LTRY(L, cuarr_scan(lstate_context(S, device), op, a, axis, o.dtype, out));
+  CUARR_LUA_TRY(L, cuarr_scan(cuarr_lua_context(S, device), op, a, axis, o.dtype, out));
   if (!o.out && device != CUARR_HOST)
-    lstate_account(L, S, out->buf->nbytes);
+    cuarr_lua_account(L, S, out->buf->nbytes);
   return 1;
 }
 
@@ -181,7 +182,7 @@ static const struct {
 } aliases[] = {{"amin", CUARR_REDUCE_MIN}, {"amax", CUARR_REDUCE_MAX}};
 
 /* Every reduction and scan into the table at the top of the stack. */
-void cuarr_lua_set_reductions(lua_State *L, int state_idx) {
+static void set_reductions(lua_State *L, int state_idx) {
   for (int op = 0; op < CUARR_NREDUCE_OPS; op++) {
     lua_pushvalue(L, state_idx);
     lua_pushinteger(L, op);
@@ -201,4 +202,15 @@ void cuarr_lua_set_reductions(lua_State *L, int state_idx) {
     lua_pushcclosure(L, scan_call, 2);
     lua_setfield(L, -2, scans[op]);
   }
+}
+
+/* The reductions as array methods, in the module and in cuarr.cpu. */
+void cuarr_lua_open_reductions(lua_State *L, const cuarr_lua_module *m) {
+  cuarr_lua_push_methods(L, &cuarr_lua_ndarray_class);
+  set_reductions(L, m->state);
+  lua_pushvalue(L, m->functions);
+  set_reductions(L, m->state);
+  lua_pushvalue(L, m->cpu);
+  set_reductions(L, m->state);
+  lua_pop(L, 3);
 }

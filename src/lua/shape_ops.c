@@ -7,7 +7,7 @@
 
 /* A 1-based (or negative) axis of an array with n axes (n+1 positions when `extra`). */
 static int axis_arg(lua_State *L, int idx, int ndim, bool extra) {
-  lua_Integer ax = check_integer(L, idx, "axis");
+  lua_Integer ax = cuarr_lua_check_integer(L, idx, "axis");
   int n = ndim + (extra ? 1 : 0);
   if (ax == 0 || ax > n || ax < -n)
     cuarr_lua_error(L, CUARR_INDEX_ERROR, "axis %lld is out of bounds for array of dimension %d",
@@ -20,11 +20,11 @@ static int int_list(lua_State *L, int idx, int64_t *out, const char *what) {
   if (lua_type(L, idx) == LUA_TTABLE) {
     lua_Integer n = luaL_len(L, idx);
     if (n > CUARR_MAXDIM)
-      cuarr_lua_error(L, CUARR_VALUE_ERROR, "too many dimensions: %lld (at most %d)",
-                      (long long)n, CUARR_MAXDIM);
+      cuarr_lua_error(L, CUARR_VALUE_ERROR, "too many dimensions: %lld (at most %d)", (long long)n,
+                      CUARR_MAXDIM);
     for (int i = 0; i < (int)n; i++) {
       lua_geti(L, idx, i + 1);
-      out[i] = check_integer(L, -1, what);
+      out[i] = cuarr_lua_check_integer(L, -1, what);
       lua_pop(L, 1);
     }
     return (int)n;
@@ -32,18 +32,19 @@ static int int_list(lua_State *L, int idx, int64_t *out, const char *what) {
   int n = lua_gettop(L) - idx + 1;
   if (n > CUARR_MAXDIM)
     cuarr_lua_error(L, CUARR_VALUE_ERROR, "too many dimensions: %d (at most %d)", n, CUARR_MAXDIM);
-  for (int i = 0; i < n; i++) out[i] = check_integer(L, idx + i, what);
+  for (int i = 0; i < n; i++)
+    out[i] = cuarr_lua_check_integer(L, idx + i, what);
   return n < 0 ? 0 : n;
 }
 
 /* A C-contiguous copy of the array at idx (same device and dtype unless dtype >= 0). */
-static cuarr_array *push_copy(lua_State *L, lstate *S, int idx, int dtype) {
-  const cuarr_array *a = check_array(L, idx);
-  check_on_current_device(L, S, a);
+static cuarr_array *push_copy(lua_State *L, cuarr_lua_state *S, int idx, int dtype) {
+  const cuarr_array *a = cuarr_lua_check_array(L, idx);
+  cuarr_lua_check_on_current_device(L, S, a);
   int dev = cuarr_array_device(a);
-  cuarr_array *c = new_array(L, S, dev, dtype >= 0 ? (cuarr_dtype)dtype : a->dtype, a->ndim,
-                             a->shape, false);
-  LTRY(L, cuarr_copy(lstate_context(S, dev), c, a));
+  cuarr_array *c = cuarr_lua_new_array(L, S, dev, dtype >= 0 ? (cuarr_dtype)dtype : a->dtype,
+                                       a->ndim, a->shape, false);
+  CUARR_LUA_TRY(L, cuarr_copy(cuarr_lua_context(S, dev), c, a));
   return c;
 }
 
@@ -67,8 +68,10 @@ static void resolve_shape(lua_State *L, int64_t size, int n, int64_t *shape) {
     if (shape[i] == -1 && unknown < 0) {
       unknown = i;
     } else if (shape[i] < 0) {
-      if (shape[i] == -1) cuarr_lua_error(L, CUARR_VALUE_ERROR, "can only specify one unknown dimension");
-      cuarr_lua_error(L, CUARR_VALUE_ERROR, "negative dimension %lld in reshape", (long long)shape[i]);
+      if (shape[i] == -1)
+        cuarr_lua_error(L, CUARR_VALUE_ERROR, "can only specify one unknown dimension");
+      cuarr_lua_error(L, CUARR_VALUE_ERROR, "negative dimension %lld in reshape",
+                      (long long)shape[i]);
     } else if (shape[i] != 0 && known > INT64_MAX / shape[i]) {
       fail_reshape(L, size, n, shape);
     } else {
@@ -76,7 +79,8 @@ static void resolve_shape(lua_State *L, int64_t size, int n, int64_t *shape) {
     }
   }
   if (unknown >= 0) {
-    if (known == 0 || size % known) fail_reshape(L, size, n, shape);
+    if (known == 0 || size % known)
+      fail_reshape(L, size, n, shape);
     shape[unknown] = size / known;
   } else if (known != size) {
     fail_reshape(L, size, n, shape);
@@ -84,23 +88,23 @@ static void resolve_shape(lua_State *L, int64_t size, int n, int64_t *shape) {
 }
 
 static int array_reshape(lua_State *L) {
-  const cuarr_array *a = check_array(L, 1);
+  const cuarr_array *a = cuarr_lua_check_array(L, 1);
   int64_t shape[CUARR_MAXDIM];
   int n = int_list(L, 2, shape, "shape");
   resolve_shape(L, cuarr_array_size(a), n, shape);
   int base = 1;
   cuarr_array probe;
   bool needs_copy = false;
-  LTRY(L, cuarr_view_reshape(a, n, shape, &probe, &needs_copy));
+  CUARR_LUA_TRY(L, cuarr_view_reshape(a, n, shape, &probe, &needs_copy));
   if (!needs_copy) {
-    cuarr_array *v = push_array(L, 1);
+    cuarr_array *v = cuarr_lua_push_array(L, 1);
     *v = probe;
     return 1;
   }
-  push_copy(L, STATE(L), 1, -1); /* strides forbid a view: reshape a contiguous copy */
+  push_copy(L, CUARR_LUA_STATE(L), 1, -1); /* strides forbid a view: reshape a contiguous copy */
   base = lua_gettop(L);
-  cuarr_array *v = push_array(L, base);
-  LTRY(L, cuarr_view_reshape(check_array(L, base), n, shape, v, &needs_copy));
+  cuarr_array *v = cuarr_lua_push_array(L, base);
+  CUARR_LUA_TRY(L, cuarr_view_reshape(cuarr_lua_check_array(L, base), n, shape, v, &needs_copy));
   return 1;
 }
 
@@ -112,29 +116,30 @@ static int array_ravel(lua_State *L) {
 }
 
 static int array_flatten(lua_State *L) {
-  const cuarr_array *a = check_array(L, 1);
+  const cuarr_array *a = cuarr_lua_check_array(L, 1);
   int64_t n = cuarr_array_size(a);
-  push_copy(L, STATE(L), 1, -1);
-  cuarr_array *v = push_array(L, -1);
+  push_copy(L, CUARR_LUA_STATE(L), 1, -1);
+  cuarr_array *v = cuarr_lua_push_array(L, -1);
   bool needs_copy;
-  LTRY(L, cuarr_view_reshape(check_array(L, -2), 1, &n, v, &needs_copy));
+  CUARR_LUA_TRY(L, cuarr_view_reshape(cuarr_lua_check_array(L, -2), 1, &n, v, &needs_copy));
   return 1;
 }
 
 static int array_transpose(lua_State *L) {
-  const cuarr_array *a = check_array(L, 1);
+  const cuarr_array *a = cuarr_lua_check_array(L, 1);
   int perm[CUARR_MAXDIM];
   bool given = lua_gettop(L) >= 2 && !lua_isnil(L, 2);
   if (given) {
     int64_t axes[CUARR_MAXDIM];
     int n = int_list(L, 2, axes, "axes");
     if (n != a->ndim)
-      return cuarr_lua_error(L, CUARR_VALUE_ERROR, "axes don't match array: %d axes for %d dimensions",
-                             n, a->ndim);
+      return cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                             "axes don't match array: %d axes for %d dimensions", n, a->ndim);
     for (int i = 0; i < n; i++) {
       int64_t ax = axes[i];
       if (ax == 0 || ax > n || ax < -n)
-        return cuarr_lua_error(L, CUARR_INDEX_ERROR, "axis %lld is out of bounds for array of dimension %d",
+        return cuarr_lua_error(L, CUARR_INDEX_ERROR,
+                               "axis %lld is out of bounds for array of dimension %d",
                                (long long)ax, n);
       perm[i] = (int)(ax > 0 ? ax - 1 : n + ax);
       for (int j = 0; j < i; j++) /* named here as given: the core's message is 0-based */
@@ -143,8 +148,8 @@ static int array_transpose(lua_State *L) {
                                  (long long)ax);
     }
   }
-  cuarr_array *v = push_array(L, 1);
-  LTRY(L, cuarr_view_transpose(a, given ? perm : NULL, v));
+  cuarr_array *v = cuarr_lua_push_array(L, 1);
+  CUARR_LUA_TRY(L, cuarr_view_transpose(a, given ? perm : NULL, v));
   return 1;
 }
 
@@ -154,88 +159,94 @@ static int array_T(lua_State *L) {
 }
 
 static int array_swapaxes(lua_State *L) {
-  const cuarr_array *a = check_array(L, 1);
+  const cuarr_array *a = cuarr_lua_check_array(L, 1);
   int a1 = axis_arg(L, 2, a->ndim, false), a2 = axis_arg(L, 3, a->ndim, false);
-  cuarr_array *v = push_array(L, 1);
-  LTRY(L, cuarr_view_swapaxes(a, a1, a2, v));
+  cuarr_array *v = cuarr_lua_push_array(L, 1);
+  CUARR_LUA_TRY(L, cuarr_view_swapaxes(a, a1, a2, v));
   return 1;
 }
 
 static int array_squeeze(lua_State *L) {
-  const cuarr_array *a = check_array(L, 1);
+  const cuarr_array *a = cuarr_lua_check_array(L, 1);
   int axis = lua_isnoneornil(L, 2) ? -1 : axis_arg(L, 2, a->ndim, false);
   if (axis >= 0 && a->shape[axis] != 1)
     return cuarr_lua_error(L, CUARR_VALUE_ERROR,
                            "cannot select an axis to squeeze out which has size not equal to one");
-  cuarr_array *v = push_array(L, 1);
-  LTRY(L, cuarr_view_squeeze(a, axis, v));
+  cuarr_array *v = cuarr_lua_push_array(L, 1);
+  CUARR_LUA_TRY(L, cuarr_view_squeeze(a, axis, v));
   return 1;
 }
 
 static int array_expand_dims(lua_State *L) {
-  const cuarr_array *a = check_array(L, 1);
+  const cuarr_array *a = cuarr_lua_check_array(L, 1);
   if (a->ndim >= CUARR_MAXDIM)
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "too many dimensions (at most %d)", CUARR_MAXDIM);
   int axis = axis_arg(L, 2, a->ndim, true);
-  cuarr_array *v = push_array(L, 1);
-  LTRY(L, cuarr_view_expand_dims(a, axis, v));
+  cuarr_array *v = cuarr_lua_push_array(L, 1);
+  CUARR_LUA_TRY(L, cuarr_view_expand_dims(a, axis, v));
   return 1;
 }
 
 static int array_copy(lua_State *L) {
-  push_copy(L, STATE(L), 1, -1);
+  push_copy(L, CUARR_LUA_STATE(L), 1, -1);
   return 1;
 }
 
 /* a:astype(dtype[, {copy = false}]) -- converted copy; a itself when copy=false and no change. */
 static int array_astype(lua_State *L) {
-  const cuarr_array *a = check_array(L, 1);
-  cuarr_dtype d = check_dtype(L, 2);
-  if (d == a->dtype && !opt_bool_field(L, 3, "copy", true)) {
+  const cuarr_array *a = cuarr_lua_check_array(L, 1);
+  cuarr_dtype d = cuarr_lua_check_dtype(L, 2);
+  if (d == a->dtype && !cuarr_lua_opt_bool_field(L, 3, "copy", true)) {
     lua_settop(L, 1);
     return 1;
   }
-  push_copy(L, STATE(L), 1, (int)d);
+  push_copy(L, CUARR_LUA_STATE(L), 1, (int)d);
   return 1;
 }
 
 /* cuarr.ascontiguousarray(a[, dtype]) -- a itself when already C-contiguous of that dtype. */
 static int array_ascontiguousarray(lua_State *L) {
-  const cuarr_array *a = check_array(L, 1);
-  cuarr_dtype d = opt_dtype(L, 2, a->dtype);
+  const cuarr_array *a = cuarr_lua_check_array(L, 1);
+  cuarr_dtype d = cuarr_lua_opt_dtype(L, 2, a->dtype);
   if (d == a->dtype && cuarr_array_is_c_contiguous(a)) {
     lua_settop(L, 1);
     return 1;
   }
-  push_copy(L, STATE(L), 1, (int)d);
+  push_copy(L, CUARR_LUA_STATE(L), 1, (int)d);
   return 1;
 }
 
 static int array_fill(lua_State *L) {
-  lstate *S = STATE(L);
-  const cuarr_array *a = check_array(L, 1);
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  const cuarr_array *a = cuarr_lua_check_array(L, 1);
   cuarr_scalar v;
-  if (!to_scalar(L, 2, &v))
-    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "fill: the value must be a number or boolean, got %s",
+  if (!cuarr_lua_to_scalar(L, 2, &v))
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                           "fill: the value must be a number or boolean, got %s",
                            luaL_typename(L, 2));
-  check_on_current_device(L, S, a);
-  LTRY(L, cuarr_fill(lstate_context(S, cuarr_array_device(a)), a, v));
+  cuarr_lua_check_on_current_device(L, S, a);
+  CUARR_LUA_TRY(L, cuarr_fill(cuarr_lua_context(S, cuarr_array_device(a)), a, v));
   lua_settop(L, 1);
   return 1;
 }
 
-const luaL_Reg cuarr_shape_methods[] = {
-    {"reshape", array_reshape},
-    {"ravel", array_ravel},
-    {"flatten", array_flatten},
-    {"transpose", array_transpose},
-    {"T", array_T},
-    {"swapaxes", array_swapaxes},
-    {"squeeze", array_squeeze},
-    {"expand_dims", array_expand_dims},
-    {"copy", array_copy},
-    {"astype", array_astype},
-    {"ascontiguousarray", array_ascontiguousarray},
-    {"fill", array_fill},
-    {NULL, NULL},
-};
+/* Array methods, and module functions: a:reshape(...) is cuarr.reshape(a, ...). */
+void cuarr_lua_open_shape_ops(lua_State *L, const cuarr_lua_module *m) {
+  static const luaL_Reg methods[] = {
+      {"reshape", array_reshape},
+      {"ravel", array_ravel},
+      {"flatten", array_flatten},
+      {"transpose", array_transpose},
+      {"T", array_T},
+      {"swapaxes", array_swapaxes},
+      {"squeeze", array_squeeze},
+      {"expand_dims", array_expand_dims},
+      {"copy", array_copy},
+      {"astype", array_astype},
+      {"ascontiguousarray", array_ascontiguousarray},
+      {"fill", array_fill},
+      {NULL, NULL},
+  };
+  cuarr_lua_add_methods(L, m->state, &cuarr_lua_ndarray_class, methods);
+  cuarr_lua_set_functions(L, m, m->functions, methods);
+}

@@ -21,8 +21,8 @@
  * 1.03 -> 0.65 us an op (generational GC; incremental: 0.80 -> 0.61). */
 enum { GC_STEP_BYTES = 256 << 20, GC_MIN_BYTES = 256 << 10 };
 
-lstate *lstate_new(lua_State *L) {
-  lstate *S = lua_newuserdatauv(L, sizeof *S, 0);
+cuarr_lua_state *cuarr_lua_state_new(lua_State *L) {
+  cuarr_lua_state *S = lua_newuserdatauv(L, sizeof *S, 0);
   memset(S, 0, sizeof *S);
   lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
   S->main = lua_tothread(L, -1);
@@ -32,31 +32,32 @@ lstate *lstate_new(lua_State *L) {
 }
 
 static void reclaim(void *ud) {
-  lstate *S = ud;
+  cuarr_lua_state *S = ud;
   lua_gc(S->main, LUA_GCCOLLECT);
   S->since_gc = 0;
 }
 
-static cuarr_reclaim lstate_reclaim(lstate *S) {
+static cuarr_reclaim state_reclaim(cuarr_lua_state *S) {
   cuarr_reclaim r = {reclaim, S};
   return r;
 }
 
-void lstate_flush_warnings(lua_State *L) {
+void cuarr_lua_flush_warnings(lua_State *L) {
   const char *w;
-  while ((w = cuarr_take_warning()) != NULL) lua_warning(L, w, 0);
+  while ((w = cuarr_take_warning()) != NULL)
+    lua_warning(L, w, 0);
 }
 
-cuarr_context *lstate_context(lstate *S, int device) {
+cuarr_context *cuarr_lua_context(cuarr_lua_state *S, int device) {
   /* Warnings the core queued on this thread (an unwritable kernel cache, ...) reach Lua's
    * warning system at the next call at the latest. */
-  lstate_flush_warnings(S->main);
-  S->ctx.stream = device >= 0 && device < CUARR_MAX_DEVICES ? S->stream[device] : NULL;
-  S->ctx.reclaim = lstate_reclaim(S);
+  cuarr_lua_flush_warnings(S->main);
+  S->ctx.stream = device >= 0 && device < CUARR_LUA_MAX_DEVICES ? S->stream[device] : NULL;
+  S->ctx.reclaim = state_reclaim(S);
   return &S->ctx;
 }
 
-void lstate_account(lua_State *L, lstate *S, size_t nbytes) {
+void cuarr_lua_account(lua_State *L, cuarr_lua_state *S, size_t nbytes) {
   S->since_gc += nbytes < GC_MIN_BYTES ? GC_MIN_BYTES : nbytes;
   if (S->since_gc >= GC_STEP_BYTES) {
     size_t kb = S->since_gc / 1024;
@@ -65,7 +66,7 @@ void lstate_account(lua_State *L, lstate *S, size_t nbytes) {
   }
 }
 
-int lstate_device(lua_State *L, lstate *S) {
-  LTRY(L, cuarr_device_check(S->device));
+int cuarr_lua_current_device(lua_State *L, cuarr_lua_state *S) {
+  CUARR_LUA_TRY(L, cuarr_device_check(S->device));
   return S->device;
 }

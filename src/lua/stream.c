@@ -1,5 +1,5 @@
 /*
- * stream.c -- Stream and Event objects, and the current stream.
+ * stream.c -- Stream objects and the current stream (events: event.c).
  *
  * Each device has a current stream per Lua state (the null stream until one is made current).
  * The state keeps the current Stream object referenced in the registry, so it cannot be
@@ -13,27 +13,26 @@
 #define CURRENT_STREAMS "cuarr.current_streams" /* registry: device id -> Stream object */
 #define NULL_STREAMS "cuarr.null_streams"       /* registry: device id -> null Stream object */
 
-typedef struct levent {
-  cuarr_event e;
-  bool recorded;
-} levent;
-
-static lstream *check_stream(lua_State *L, int idx) {
-  lstream *s = luaL_testudata(L, idx, CUARR_STREAM_MT);
+static cuarr_lua_stream *check_stream(lua_State *L, int idx) {
+  cuarr_lua_stream *s = luaL_testudata(L, idx, CUARR_LUA_STREAM_MT);
   if (!s)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be a Stream, got %s", idx,
                     luaL_typename(L, idx));
-  if (s->destroyed) cuarr_lua_error(L, CUARR_VALUE_ERROR, "the stream has been destroyed");
+  if (s->destroyed)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "the stream has been destroyed");
   return s;
 }
 
-static levent *check_event(lua_State *L, int idx) {
-  levent *e = luaL_testudata(L, idx, CUARR_EVENT_MT);
-  if (!e)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be an Event, got %s", idx,
+cuarr_stream *cuarr_lua_opt_stream(lua_State *L, int idx) {
+  if (lua_isnoneornil(L, idx))
+    return NULL;
+  cuarr_lua_stream *s = luaL_testudata(L, idx, CUARR_LUA_STREAM_MT);
+  if (!s)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be a Stream, got %s", idx,
                     luaL_typename(L, idx));
-  if (!e->e.handle) cuarr_lua_error(L, CUARR_VALUE_ERROR, "the event has been destroyed");
-  return e;
+  if (s->destroyed)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "the stream has been destroyed");
+  return &s->s;
 }
 
 /* The null stream's object for device dev (made once). */
@@ -41,10 +40,10 @@ static void push_null_stream(lua_State *L, int dev) {
   lua_getfield(L, LUA_REGISTRYINDEX, NULL_STREAMS);
   if (lua_rawgeti(L, -1, dev) == LUA_TNIL) {
     lua_pop(L, 1);
-    lstream *s = lua_newuserdatauv(L, sizeof *s, 0);
+    cuarr_lua_stream *s = lua_newuserdatauv(L, sizeof *s, 0);
     memset(s, 0, sizeof *s);
     s->s.device = dev;
-    luaL_setmetatable(L, CUARR_STREAM_MT);
+    luaL_setmetatable(L, CUARR_LUA_STREAM_MT);
     lua_pushvalue(L, -1);
     lua_rawseti(L, -3, dev);
   }
@@ -53,67 +52,66 @@ static void push_null_stream(lua_State *L, int dev) {
 
 /* cuarr.Stream{non_blocking=false, priority=0} on the current device. */
 static int l_stream(lua_State *L) {
-  lstate *S = STATE(L);
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
   if (!lua_isnoneornil(L, 1) && !lua_istable(L, 1))
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "Stream takes an options table, got %s",
                            luaL_typename(L, 1));
-  bool non_blocking = opt_bool_field(L, 1, "non_blocking", false);
+  bool non_blocking = cuarr_lua_opt_bool_field(L, 1, "non_blocking", false);
   int priority = 0;
-  if (get_option(L, 1, "priority") != LUA_TNIL) {
-    lua_Integer p = check_integer(L, -1, "priority");
+  if (cuarr_lua_get_option(L, 1, "priority") != LUA_TNIL) {
+    lua_Integer p = cuarr_lua_check_integer(L, -1, "priority");
     if (p < INT_MIN || p > INT_MAX) /* would wrap round to some valid priority */
       return cuarr_lua_error(L, CUARR_VALUE_ERROR, "stream priority %lld is out of range",
                              (long long)p);
     priority = (int)p;
   }
   lua_pop(L, 1);
-  int dev = lstate_device(L, S);
-  lstream *s = lua_newuserdatauv(L, sizeof *s, 0);
+  int dev = cuarr_lua_current_device(L, S);
+  cuarr_lua_stream *s = lua_newuserdatauv(L, sizeof *s, 0);
   memset(s, 0, sizeof *s);
   s->destroyed = true; /* until created: __gc must not destroy a stream that never was */
-  luaL_setmetatable(L, CUARR_STREAM_MT);
-  LTRY(L, cuarr_stream_create(dev, non_blocking, priority, &s->s));
+  luaL_setmetatable(L, CUARR_LUA_STREAM_MT);
+  CUARR_LUA_TRY(L, cuarr_stream_create(dev, non_blocking, priority, &s->s));
   s->destroyed = false;
   return 1;
 }
 
 static int stream_gc(lua_State *L) {
-  lstream *s = luaL_checkudata(L, 1, CUARR_STREAM_MT);
-  if (!s->destroyed && s->s.handle) cuarr_stream_destroy(&s->s);
+  cuarr_lua_stream *s = luaL_checkudata(L, 1, CUARR_LUA_STREAM_MT);
+  if (!s->destroyed && s->s.handle)
+    cuarr_stream_destroy(&s->s);
   s->destroyed = true;
   return 0;
 }
 
 static int stream_synchronize(lua_State *L) {
-  LTRY(L, cuarr_stream_synchronize(&check_stream(L, 1)->s));
+  CUARR_LUA_TRY(L, cuarr_stream_synchronize(&check_stream(L, 1)->s));
   return 0;
 }
 
 static int stream_query(lua_State *L) {
   bool done;
-  LTRY(L, cuarr_stream_query(&check_stream(L, 1)->s, &done));
+  CUARR_LUA_TRY(L, cuarr_stream_query(&check_stream(L, 1)->s, &done));
   lua_pushboolean(L, done);
   return 1;
 }
 
 static int stream_wait_event(lua_State *L) {
-  lstream *s = check_stream(L, 1);
-  levent *e = check_event(L, 2);
-  LTRY(L, cuarr_stream_wait_event(&s->s, &e->e));
+  cuarr_lua_stream *s = check_stream(L, 1);
+  cuarr_lua_event *e = cuarr_lua_check_event(L, 2);
+  CUARR_LUA_TRY(L, cuarr_stream_wait_event(&s->s, &e->e));
   return 0;
 }
 
-static int new_event(lua_State *L, int dev, bool timing, bool blocking);
-
 /* s:record([event]) -- records (a new event when none is given) on s and returns it. */
 static int stream_record(lua_State *L) {
-  lstream *s = check_stream(L, 1);
+  cuarr_lua_stream *s = check_stream(L, 1);
   if (lua_isnoneornil(L, 2)) {
     lua_settop(L, 1);
-    new_event(L, s->s.device, true, false); /* becomes argument 2 */
+    cuarr_lua_push_event(L, s->s.device, true, false); /* becomes argument 2 */
   }
-  levent *e = check_event(L, 2);
-  LTRY(L, cuarr_event_record(&e->e, &s->s));
+  cuarr_lua_event *e = cuarr_lua_check_event(L, 2);
+  CUARR_LUA_TRY(L, cuarr_event_record(&e->e, &s->s));
   e->recorded = true;
   lua_settop(L, 2);
   return 1;
@@ -121,8 +119,8 @@ static int stream_record(lua_State *L) {
 
 /* s:use() -- make s the current stream of its device. */
 static int stream_use(lua_State *L) {
-  lstate *S = STATE(L);
-  lstream *s = check_stream(L, 1);
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  cuarr_lua_stream *s = check_stream(L, 1);
   lua_getfield(L, LUA_REGISTRYINDEX, CURRENT_STREAMS);
   lua_pushvalue(L, 1);
   lua_rawseti(L, -2, s->s.device);
@@ -132,42 +130,44 @@ static int stream_use(lua_State *L) {
 }
 
 static int l_get_current_stream(lua_State *L) {
-  lstate *S = STATE(L);
-  int dev = lstate_device(L, S);
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  int dev = cuarr_lua_current_device(L, S);
   lua_getfield(L, LUA_REGISTRYINDEX, CURRENT_STREAMS);
-  if (lua_rawgeti(L, -1, dev) == LUA_TNIL) push_null_stream(L, dev);
+  if (lua_rawgeti(L, -1, dev) == LUA_TNIL)
+    push_null_stream(L, dev);
   return 1;
 }
 
 static int l_null_stream(lua_State *L) {
-  push_null_stream(L, lstate_device(L, STATE(L)));
+  push_null_stream(L, cuarr_lua_current_device(L, CUARR_LUA_STATE(L)));
   return 1;
 }
 
-static int stream_index(lua_State *L) {
-  lstream *s = luaL_checkudata(L, 1, CUARR_STREAM_MT);
-  const char *k;
-  if (cuarr_lua_get_method(L, "Stream", &k))
-    return 1;
-  if (!strcmp(k, "ptr"))
-    lua_pushinteger(L, (lua_Integer)(intptr_t)s->s.handle);
-  else if (!strcmp(k, "device"))
-    push_device(L, s->s.device);
-  else if (!strcmp(k, "device_id"))
-    lua_pushinteger(L, s->s.device);
-  else if (!strcmp(k, "non_blocking"))
-    lua_pushboolean(L, s->s.non_blocking);
-  else if (!strcmp(k, "priority"))
-    lua_pushinteger(L, s->s.priority);
-  else if (!strcmp(k, "is_null"))
-    lua_pushboolean(L, s->s.handle == NULL);
-  else
-    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "Stream has no field or method '%s'", k);
-  return 1;
+/* The fields of the Stream at index 1 (a destroyed one's too). */
+static void *check_stream_object(lua_State *L, int idx) {
+  return luaL_checkudata(L, idx, CUARR_LUA_STREAM_MT);
+}
+static void field_stream_ptr(lua_State *L, void *self) {
+  lua_pushinteger(L, (lua_Integer)(intptr_t)((cuarr_lua_stream *)self)->s.handle);
+}
+static void field_stream_device(lua_State *L, void *self) {
+  cuarr_lua_push_device(L, ((cuarr_lua_stream *)self)->s.device);
+}
+static void field_stream_device_id(lua_State *L, void *self) {
+  lua_pushinteger(L, ((cuarr_lua_stream *)self)->s.device);
+}
+static void field_stream_non_blocking(lua_State *L, void *self) {
+  lua_pushboolean(L, ((cuarr_lua_stream *)self)->s.non_blocking);
+}
+static void field_stream_priority(lua_State *L, void *self) {
+  lua_pushinteger(L, ((cuarr_lua_stream *)self)->s.priority);
+}
+static void field_stream_is_null(lua_State *L, void *self) {
+  lua_pushboolean(L, ((cuarr_lua_stream *)self)->s.handle == NULL);
 }
 
 static int stream_tostring(lua_State *L) {
-  lstream *s = luaL_checkudata(L, 1, CUARR_STREAM_MT);
+  cuarr_lua_stream *s = luaL_checkudata(L, 1, CUARR_LUA_STREAM_MT);
   if (!s->s.handle)
     lua_pushfstring(L, "<cuarr.Stream null (device %d)>", s->s.device);
   else
@@ -175,128 +175,48 @@ static int stream_tostring(lua_State *L) {
   return 1;
 }
 
-/* ---- events */
+static const luaL_Reg stream_methods[] = {
+    {"synchronize", stream_synchronize}, {"query", stream_query}, {"wait_event", stream_wait_event},
+    {"record", stream_record},           {"use", stream_use},     {NULL, NULL},
+};
 
-static int new_event(lua_State *L, int dev, bool timing, bool blocking) {
-  levent *e = lua_newuserdatauv(L, sizeof *e, 0);
-  memset(e, 0, sizeof *e);
-  luaL_setmetatable(L, CUARR_EVENT_MT);
-  LTRY(L, cuarr_event_create(dev, timing, blocking, &e->e));
-  return 1;
-}
-
-/* cuarr.Event{timing=true, blocking=false} on the current device. */
-static int l_event(lua_State *L) {
-  lstate *S = STATE(L);
-  if (!lua_isnoneornil(L, 1) && !lua_istable(L, 1))
-    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "Event takes an options table, got %s",
-                           luaL_typename(L, 1));
-  bool timing = opt_bool_field(L, 1, "timing", true);
-  bool blocking = opt_bool_field(L, 1, "blocking", false);
-  return new_event(L, lstate_device(L, S), timing, blocking);
-}
-
-static int event_gc(lua_State *L) {
-  levent *e = luaL_checkudata(L, 1, CUARR_EVENT_MT);
-  if (e->e.handle) cuarr_event_destroy(&e->e);
-  return 0;
-}
-
-/* e:record([stream]) -- on the current stream of e's device when none is given. */
-static int event_record(lua_State *L) {
-  lstate *S = STATE(L);
-  levent *e = check_event(L, 1);
-  cuarr_stream *s = opt_stream(L, 2);
-  if (!s) s = lstate_context(S, e->e.device)->stream;
-  cuarr_stream null_stream = {NULL, e->e.device, 0, false};
-  LTRY(L, cuarr_event_record(&e->e, s ? s : &null_stream));
-  e->recorded = true;
-  lua_settop(L, 1);
-  return 1;
-}
-
-static int event_synchronize(lua_State *L) {
-  LTRY(L, cuarr_event_synchronize(&check_event(L, 1)->e));
-  return 0;
-}
-
-static int event_query(lua_State *L) {
-  bool done;
-  LTRY(L, cuarr_event_query(&check_event(L, 1)->e, &done));
-  lua_pushboolean(L, done);
-  return 1;
-}
-
-static int event_index(lua_State *L) {
-  levent *e = luaL_checkudata(L, 1, CUARR_EVENT_MT);
-  const char *k;
-  if (cuarr_lua_get_method(L, "Event", &k))
-    return 1;
-  if (!strcmp(k, "ptr"))
-    lua_pushinteger(L, (lua_Integer)(intptr_t)e->e.handle);
-  else if (!strcmp(k, "device"))
-    push_device(L, e->e.device);
-  else if (!strcmp(k, "timing"))
-    lua_pushboolean(L, e->e.timing);
-  else if (!strcmp(k, "blocking"))
-    lua_pushboolean(L, e->e.blocking);
-  else if (!strcmp(k, "done")) {
-    bool done;
-    LTRY(L, cuarr_event_query(&check_event(L, 1)->e, &done));
-    lua_pushboolean(L, done);
-  } else
-    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "Event has no field or method '%s'", k);
-  return 1;
-}
-
-/* cuarr.get_elapsed_time(start, stop) -- milliseconds between two recorded events. */
-static int l_get_elapsed_time(lua_State *L) {
-  levent *a = check_event(L, 1), *b = check_event(L, 2);
-  if (!a->recorded || !b->recorded)
-    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "get_elapsed_time: both events must be recorded first");
-  if (a->e.device != b->e.device)
-    return cuarr_lua_error(L, CUARR_VALUE_ERROR,
-                           "get_elapsed_time: the events are of different devices (%d and %d)",
-                           a->e.device, b->e.device);
-  float ms;
-  LTRY(L, cuarr_event_elapsed_ms(&a->e, &b->e, &ms));
-  lua_pushnumber(L, ms);
-  return 1;
-}
-
-const luaL_Reg cuarr_stream_functions[] = {
-    {"Stream", l_stream},
-    {"Event", l_event},
-    {"get_current_stream", l_get_current_stream},
-    {"null_stream", l_null_stream},
-    {"get_elapsed_time", l_get_elapsed_time},
+static const luaL_Reg stream_metamethods[] = {
+    {"__gc", stream_gc},
+    {"__tostring", stream_tostring},
     {NULL, NULL},
 };
 
-void cuarr_lua_open_streams(lua_State *L) {
-  int state_idx = lua_absindex(L, -1);
-  const luaL_Reg stream_methods[] = {
-      {"synchronize", stream_synchronize}, {"query", stream_query},
-      {"wait_event", stream_wait_event},   {"record", stream_record},
-      {"use", stream_use},                 {NULL, NULL},
-  };
-  const luaL_Reg event_methods[] = {
-      {"record", event_record},
-      {"synchronize", event_synchronize},
-      {"query", event_query},
+static const cuarr_lua_field stream_fields[] = {
+    {"ptr", field_stream_ptr},
+    {"device", field_stream_device},
+    {"device_id", field_stream_device_id},
+    {"non_blocking", field_stream_non_blocking},
+    {"priority", field_stream_priority},
+    {"is_null", field_stream_is_null},
+    {NULL, NULL},
+};
+
+const cuarr_lua_class cuarr_lua_stream_class = {
+    .id = CUARR_LUA_STREAM_CLASS,
+    .name = "Stream",
+    .metatable = CUARR_LUA_STREAM_MT,
+    .methods = stream_methods,
+    .metamethods = stream_metamethods,
+    .fields = stream_fields,
+    .check = check_stream_object,
+    .no_such_key = "Stream has no field or method '%s'",
+    .extendable = true,
+};
+
+/* The functions, and the registry's tables of current and null streams. */
+void cuarr_lua_open_streams(lua_State *L, const cuarr_lua_module *m) {
+  static const luaL_Reg functions[] = {
+      {"Stream", l_stream},
+      {"get_current_stream", l_get_current_stream},
+      {"null_stream", l_null_stream},
       {NULL, NULL},
   };
-  const luaL_Reg stream_meta[] = {
-      {"__gc", stream_gc},
-      {"__tostring", stream_tostring},
-      {NULL, NULL},
-  };
-  const luaL_Reg event_meta[] = {
-      {"__gc", event_gc},
-      {NULL, NULL},
-  };
-  cuarr_lua_new_class(L, state_idx, CUARR_STREAM_MT, stream_methods, stream_index, stream_meta);
-  cuarr_lua_new_class(L, state_idx, CUARR_EVENT_MT, event_methods, event_index, event_meta);
+  cuarr_lua_set_functions(L, m, m->functions, functions);
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, CURRENT_STREAMS);
   lua_newtable(L);

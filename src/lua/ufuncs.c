@@ -18,17 +18,17 @@
 #define UP_METAMETHOD lua_upvalueindex(4)
 
 /* Read argument idx as an operand; returns the array's device, or `none` for a scalar. */
-static int read_operand(lua_State *L, const lstate *S, int idx, cuarr_operand *arg, int none,
-                        const char *ufunc) {
-  cuarr_array *a = to_array_in(L, S, idx);
+static int read_operand(lua_State *L, const cuarr_lua_state *S, int idx, cuarr_operand *arg,
+                        int none, const char *ufunc) {
+  cuarr_array *a = cuarr_lua_to_array_in(L, S, idx);
   if (a) {
-    arg->array = check_live(L, a);
+    arg->array = cuarr_lua_check_live(L, a);
     arg->weak = false;
     return cuarr_array_device(a);
   }
   arg->array = NULL;
   arg->weak = true;
-  if (!to_scalar(L, idx, &arg->scalar))
+  if (!cuarr_lua_to_scalar(L, idx, &arg->scalar))
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #%d must be an array or a number, got %s",
                     ufunc, idx, luaL_typename(L, idx));
   return none;
@@ -43,7 +43,7 @@ static const char *device_name(char *buf, size_t n, int device) {
 }
 
 static int ufunc_call(lua_State *L) {
-  lstate *S = STATE(L);
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
   const cuarr_ufunc *u = lua_touserdata(L, UP_UFUNC);
   const char *name = cuarr_ufunc_name(u);
   bool metamethod = lua_toboolean(L, UP_METAMETHOD);
@@ -53,7 +53,8 @@ static int ufunc_call(lua_State *L) {
   int device = NO_DEVICE;
   for (int k = 0; k < nin; k++) {
     int d = read_operand(L, S, k + 1, &in[k], NO_DEVICE, name);
-    if (d == NO_DEVICE) continue;
+    if (d == NO_DEVICE)
+      continue;
     if (device != NO_DEVICE && d != device) {
       char a[32], b[32];
       cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: operands are on %s and %s", name,
@@ -67,17 +68,20 @@ static int ufunc_call(lua_State *L) {
   if (!metamethod && !lua_isnoneornil(L, nin + 1)) {
     out_idx = nin + 1;
     if (lua_istable(L, out_idx)) { /* {out = a} */
-      get_option(L, out_idx, "out");
+      cuarr_lua_get_option(L, out_idx, "out");
       lua_replace(L, out_idx);
-      if (lua_isnil(L, out_idx)) out_idx = 0;
+      if (lua_isnil(L, out_idx))
+        out_idx = 0;
     }
   }
   cuarr_array *out;
   if (out_idx) {
-    out = to_array_in(L, S, out_idx);
-    out = out ? check_live(L, out) : check_array(L, out_idx); /* the latter raises */
+    out = cuarr_lua_to_array_in(L, S, out_idx);
+    out = out ? cuarr_lua_check_live(L, out)
+              : cuarr_lua_check_array(L, out_idx); /* the latter raises */
     int d = cuarr_array_device(out);
-    if (device == NO_DEVICE) device = d;
+    if (device == NO_DEVICE)
+      device = d;
     if (d != device) {
       char a[32], b[32];
       cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: out is on %s but the operands on %s", name,
@@ -85,7 +89,7 @@ static int ufunc_call(lua_State *L) {
     }
   }
   if (device == NO_DEVICE) /* only Lua numbers: a 0-d array where this namespace puts arrays */
-    device = lua_toboolean(L, UP_HOST) ? CUARR_HOST : lstate_device(L, S);
+    device = lua_toboolean(L, UP_HOST) ? CUARR_HOST : cuarr_lua_current_device(L, S);
   if (device != CUARR_HOST && device != S->device)
     cuarr_lua_error(L, CUARR_VALUE_ERROR,
                     "%s: the arrays are on device %d but the current device is %d (use "
@@ -94,10 +98,12 @@ static int ufunc_call(lua_State *L) {
   if (out_idx) {
     lua_pushvalue(L, out_idx);
   } else {
-    out = push_array(L, 0);
+    out = cuarr_lua_push_array(L, 0);
   }
-  LTRY(L, cuarr_ufunc_call(lstate_context(S, device), u, device, in, S->default_float, out));
-  if (!out_idx && device != CUARR_HOST) lstate_account(L, S, out->buf->nbytes);
+  CUARR_LUA_TRY(
+      L, cuarr_ufunc_call(cuarr_lua_context(S, device), u, device, in, S->default_float, out));
+  if (!out_idx && device != CUARR_HOST)
+    cuarr_lua_account(L, S, out->buf->nbytes);
   return 1;
 }
 
@@ -112,16 +118,25 @@ static void push_ufunc(lua_State *L, int state_idx, const cuarr_ufunc *u, bool h
 
 /* Other names NumPy (2) gives the same ufuncs: the registry's aliases (registry.c). */
 static const char *const aliases[][2] = {
-    {"true_divide", "divide"}, {"abs", "absolute"},     {"pow", "power"},
-    {"mod", "remainder"},      {"bitwise_not", "invert"}, {"bitwise_invert", "invert"},
-    {"bitwise_left_shift", "left_shift"}, {"bitwise_right_shift", "right_shift"},
-    {"asin", "arcsin"},        {"acos", "arccos"},      {"atan", "arctan"},
-    {"atan2", "arctan2"},      {"asinh", "arcsinh"},    {"acosh", "arccosh"},
+    {"true_divide", "divide"},
+    {"abs", "absolute"},
+    {"pow", "power"},
+    {"mod", "remainder"},
+    {"bitwise_not", "invert"},
+    {"bitwise_invert", "invert"},
+    {"bitwise_left_shift", "left_shift"},
+    {"bitwise_right_shift", "right_shift"},
+    {"asin", "arcsin"},
+    {"acos", "arccos"},
+    {"atan", "arctan"},
+    {"atan2", "arctan2"},
+    {"asinh", "arcsinh"},
+    {"acosh", "arccosh"},
     {"atanh", "arctanh"},
 };
 
 /* Set every ufunc (and alias) in the table at the top of the stack. */
-void cuarr_lua_set_ufuncs(lua_State *L, int state_idx, bool host) {
+static void set_ufuncs(lua_State *L, int state_idx, bool host) {
   for (int i = 0; i < cuarr_ufunc_count(); i++) {
     const cuarr_ufunc *u = cuarr_ufunc_at(i);
     push_ufunc(L, state_idx, u, host, false);
@@ -141,33 +156,47 @@ void cuarr_lua_set_ufuncs(lua_State *L, int state_idx, bool host) {
 
 /* The comparison methods: a:lt(b) is cuarr.less(a, b). */
 static const char *const comparisons[][2] = {
-    {"lt", "less"},  {"le", "less_equal"}, {"gt", "greater"},
-    {"ge", "greater_equal"}, {"eq", "equal"}, {"ne", "not_equal"},
+    {"lt", "less"},          {"le", "less_equal"}, {"gt", "greater"},
+    {"ge", "greater_equal"}, {"eq", "equal"},      {"ne", "not_equal"},
 };
 
 static const char *const operators[][2] = {
-    {"__add", "add"},          {"__sub", "subtract"},     {"__mul", "multiply"},
-    {"__div", "true_divide"},  {"__idiv", "floor_divide"}, {"__mod", "remainder"},
-    {"__pow", "power"},        {"__unm", "negative"},     {"__band", "bitwise_and"},
-    {"__bor", "bitwise_or"},   {"__bxor", "bitwise_xor"}, {"__shl", "left_shift"},
-    {"__shr", "right_shift"},  {"__bnot", "invert"},
+    {"__add", "add"},         {"__sub", "subtract"},      {"__mul", "multiply"},
+    {"__div", "true_divide"}, {"__idiv", "floor_divide"}, {"__mod", "remainder"},
+    {"__pow", "power"},       {"__unm", "negative"},      {"__band", "bitwise_and"},
+    {"__bor", "bitwise_or"},  {"__bxor", "bitwise_xor"},  {"__shl", "left_shift"},
+    {"__shr", "right_shift"}, {"__bnot", "invert"},
 };
 
 /* The array metatable at mt_idx gets the operators; its methods table every ufunc. */
-void cuarr_lua_set_array_ufuncs(lua_State *L, int state_idx, int mt_idx) {
+static void set_array_ufuncs(lua_State *L, int state_idx, int mt_idx) {
   lua_getfield(L, mt_idx, "methods");
-  cuarr_lua_set_ufuncs(L, state_idx, false);
+  set_ufuncs(L, state_idx, false);
   for (size_t i = 0; i < sizeof comparisons / sizeof comparisons[0]; i++) {
     const cuarr_ufunc *u = cuarr_ufunc_find(comparisons[i][1]);
-    if (!u) continue;
+    if (!u)
+      continue;
     push_ufunc(L, state_idx, u, false, false);
     lua_setfield(L, -2, comparisons[i][0]);
   }
   lua_pop(L, 1);
   for (size_t i = 0; i < sizeof operators / sizeof operators[0]; i++) {
     const cuarr_ufunc *u = cuarr_ufunc_find(operators[i][1]);
-    if (!u) continue;
+    if (!u)
+      continue;
     push_ufunc(L, state_idx, u, false, true);
     lua_setfield(L, mt_idx, operators[i][0]);
   }
+}
+
+/* The array's operators and ufunc methods, then every ufunc in the module and in cuarr.cpu. */
+void cuarr_lua_open_ufuncs(lua_State *L, const cuarr_lua_module *m) {
+  luaL_getmetatable(L, CUARR_LUA_ARRAY_MT);
+  set_array_ufuncs(L, m->state, lua_gettop(L));
+  lua_pop(L, 1);
+  lua_pushvalue(L, m->functions);
+  set_ufuncs(L, m->state, false);
+  lua_pushvalue(L, m->cpu);
+  set_ufuncs(L, m->state, true);
+  lua_pop(L, 2);
 }

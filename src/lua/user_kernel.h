@@ -1,37 +1,35 @@
 /*
  * user_kernel.h -- what the Lua objects of user kernels share: cuarr.ElementwiseKernel
- * (ew_kernel.c) and cuarr.ReductionKernel (red_kernel.c).  Each is a userdata of metatable
- * "cuarr.<class>" holding the core's kernel, freed by __gc or __close.
+ * (elementwise_kernel.c) and cuarr.ReductionKernel (reduction_kernel.c).  Each is a userdata
+ * of its class (a descriptor in classes.h: fields nin and nout, metamethods __call, __gc and
+ * __close) holding the core's kernel, freed by __gc or __close.
  */
 #ifndef CUARR_LUA_USER_KERNEL_H
 #define CUARR_LUA_USER_KERNEL_H
 
 #include "binding.h"
 
-typedef struct lkernel {
+typedef struct cuarr_lua_kernel {
   union { /* the core's kernel; NULL until made, and once closed */
     cuarr_elementwise_kernel *ew;
     cuarr_reduction_kernel *red;
     void *any;
   };
-} lkernel;
+} cuarr_lua_kernel;
 
-/* A new kernel object of metatable mt, not holding a kernel yet, on the stack. */
-lkernel *new_kernel_object(lua_State *L, const char *mt);
-/* The open kernel object at idx; `what` names its class with an article ("a ReductionKernel"). */
-lkernel *check_kernel_object(lua_State *L, int idx, const char *mt, const char *what);
+/* A new kernel object of class cls, not holding a kernel yet, on the stack. */
+cuarr_lua_kernel *cuarr_lua_new_kernel(lua_State *L, const cuarr_lua_class *cls);
+/* The open kernel object of class cls at idx; `what` names the class with an article ("a
+ * ReductionKernel"). */
+cuarr_lua_kernel *cuarr_lua_check_kernel(lua_State *L, int idx, const cuarr_lua_class *cls,
+                                         const char *what);
 /* __gc and __close: empties the kernel object at 1 and returns what it held, to be freed. */
-lkernel close_kernel_object(lua_State *L, const char *mt);
+cuarr_lua_kernel cuarr_lua_close_kernel(lua_State *L, const cuarr_lua_class *cls);
 /* A constructor's [name][, opts] from argument idx on: sets *name (left as it is when not
  * given; opts.name wins) and returns the index of opts, 0 when there is none. */
-int kernel_name_and_opts(lua_State *L, int idx, const char **name);
+int cuarr_lua_kernel_name_and_opts(lua_State *L, int idx, const char **name);
 /* Input j of a call k(...) (argument j + 2) into *in: an array on the current device, or a
  * number. */
-void read_kernel_input(lua_State *L, lstate *S, int j, cuarr_operand *in);
-/* __index: the fields nin and nout (key at 2). */
-int kernel_field(lua_State *L, const char *mt, int nin, int nout);
-/* The metatable mt, its functions with the state at state_idx as upvalue; __close is gc. */
-void open_kernel_metatable(lua_State *L, int state_idx, const char *mt, lua_CFunction call,
-                           lua_CFunction gc, lua_CFunction index);
+void cuarr_lua_read_kernel_input(lua_State *L, cuarr_lua_state *S, int j, cuarr_operand *in);
 
 #endif

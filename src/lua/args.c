@@ -1,0 +1,169 @@
+/*
+ * args.c -- reading arguments and options: the checks raise TypeError and ValueError objects
+ * (DESIGN §8) naming the argument or option, where lauxlib's would raise plain strings.
+ *
+ * Options are tables ({keepdims = true}); a value of the wrong type is a TypeError naming the
+ * option.
+ */
+
+#include "binding.h"
+
+/* "argument #2 (shape)"; a value read from a table (a negative stack index) is named by
+ * `what` alone ("priority", "size"): its stack position means nothing to the caller. */
+static const char *arg_name(lua_State *L, int idx, const char *what) {
+  if (idx < 0)
+    return lua_pushstring(L, what);
+  return lua_pushfstring(L, "argument #%d (%s)", idx, what);
+}
+
+lua_Integer cuarr_lua_check_integer(lua_State *L, int idx, const char *what) {
+  if (lua_type(L, idx) != LUA_TNUMBER)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s must be an integer, got %s", arg_name(L, idx, what),
+                    luaL_typename(L, idx));
+  int isint = 0;
+  lua_Integer v = lua_tointegerx(L, idx, &isint);
+  if (!isint)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s must be an integer, got %s", arg_name(L, idx, what),
+                    lua_tostring(L, idx));
+  return v;
+}
+
+lua_Integer cuarr_lua_opt_integer(lua_State *L, int idx, const char *what, lua_Integer def) {
+  return lua_isnoneornil(L, idx) ? def : cuarr_lua_check_integer(L, idx, what);
+}
+
+double cuarr_lua_check_number(lua_State *L, int idx, const char *what) {
+  if (lua_type(L, idx) != LUA_TNUMBER)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s must be a number, got %s", arg_name(L, idx, what),
+                    luaL_typename(L, idx));
+  return lua_tonumber(L, idx);
+}
+
+const char *cuarr_lua_check_string(lua_State *L, int idx, const char *what) {
+  if (lua_type(L, idx) != LUA_TSTRING)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s must be a string, got %s", arg_name(L, idx, what),
+                    luaL_typename(L, idx));
+  return lua_tostring(L, idx);
+}
+
+int cuarr_lua_get_option(lua_State *L, int idx, const char *name) {
+  if (lua_type(L, idx) != LUA_TTABLE) {
+    lua_pushnil(L);
+    return LUA_TNIL;
+  }
+  return lua_getfield(L, idx, name);
+}
+
+bool cuarr_lua_opt_bool_field(lua_State *L, int idx, const char *name, bool def) {
+  int t = cuarr_lua_get_option(L, idx, name);
+  bool v = def;
+  if (t == LUA_TBOOLEAN)
+    v = lua_toboolean(L, -1);
+  else if (t != LUA_TNIL)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "option '%s' must be a boolean, got %s", name,
+                    luaL_typename(L, -1));
+  lua_pop(L, 1);
+  return v;
+}
+
+cuarr_dtype cuarr_lua_check_dtype(lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TSTRING)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "dtype must be a string such as \"float32\", got %s",
+                    luaL_typename(L, idx));
+  cuarr_dtype d;
+  if (!cuarr_dtype_from_name(lua_tostring(L, idx), &d))
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "unknown dtype '%s'", lua_tostring(L, idx));
+  return d;
+}
+
+cuarr_dtype cuarr_lua_opt_dtype(lua_State *L, int idx, cuarr_dtype def) {
+  return lua_isnoneornil(L, idx) ? def : cuarr_lua_check_dtype(L, idx);
+}
+
+/* One extent: an integer, or a float with an integral value (1e6 is a float in Lua). */
+static int64_t extent_of(lua_State *L, int idx, int axis) {
+  if (lua_type(L, idx) != LUA_TNUMBER)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "shape entries must be integers, got %s at position %d",
+                    luaL_typename(L, idx), axis + 1);
+  int isint = 0;
+  lua_Integer v = lua_tointegerx(L, idx, &isint);
+  if (!isint)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "shape entries must be integers, got %s at position %d",
+                    lua_tostring(L, idx), axis + 1);
+  if (v < 0)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                    "negative dimensions are not allowed (%lld at position %d)", (long long)v,
+                    axis + 1);
+  return (int64_t)v;
+}
+
+int cuarr_lua_check_shape(lua_State *L, int idx, int64_t *shape) {
+  if (lua_type(L, idx) == LUA_TNUMBER) {
+    shape[0] = extent_of(L, idx, 0);
+    return 1;
+  }
+  if (lua_type(L, idx) != LUA_TTABLE)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "shape must be an integer or a table of integers, got %s",
+                    luaL_typename(L, idx));
+  lua_Integer n = luaL_len(L, idx);
+  if (n > CUARR_MAXDIM)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "too many dimensions: %lld (at most %d)", (long long)n,
+                    CUARR_MAXDIM);
+  for (int i = 0; i < (int)n; i++) {
+    lua_geti(L, idx, i + 1);
+    shape[i] = extent_of(L, -1, i);
+    lua_pop(L, 1);
+  }
+  return (int)n;
+}
+
+bool cuarr_lua_to_scalar(lua_State *L, int idx, cuarr_scalar *out) {
+  switch (lua_type(L, idx)) {
+  case LUA_TBOOLEAN:
+    out->dtype = CUARR_BOOL;
+    out->v.b = lua_toboolean(L, idx);
+    return true;
+  case LUA_TNUMBER:
+    if (lua_isinteger(L, idx)) {
+      out->dtype = CUARR_INT64;
+      out->v.i = lua_tointeger(L, idx);
+    } else {
+      out->dtype = CUARR_FLOAT64;
+      out->v.f = lua_tonumber(L, idx);
+    }
+    return true;
+  default: return false;
+  }
+}
+
+const char *cuarr_lua_opt_string_field(lua_State *L, int idx, const char *name) {
+  int t = cuarr_lua_get_option(L, idx, name);
+  const char *v = NULL;
+  if (t == LUA_TSTRING)
+    v = lua_tostring(L, -1);
+  else if (t != LUA_TNIL)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "option '%s' must be a string, got %s", name,
+                    luaL_typename(L, -1));
+  lua_pop(L, 1); /* the string stays alive: the options table holds it */
+  return v;
+}
+
+/* opts.options: a table of NVRTC options into options[] (kept alive by the table); the count. */
+int cuarr_lua_read_compile_options(lua_State *L, int opts, const char **options) {
+  int n = 0;
+  if (cuarr_lua_get_option(L, opts, "options") == LUA_TTABLE) {
+    lua_Integer len = luaL_len(L, -1);
+    if (len > CUARR_LUA_MAX_OPTIONS)
+      return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most %d compile options",
+                             CUARR_LUA_MAX_OPTIONS);
+    for (lua_Integer i = 1; i <= len; i++) {
+      lua_geti(L, -1, i);
+      options[n++] = cuarr_lua_check_string(L, -1, "compile option");
+      lua_pop(L, 1);
+    }
+  } else if (!lua_isnil(L, -1)) {
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "option 'options' must be a table of strings");
+  }
+  lua_pop(L, 1);
+  return n;
+}
