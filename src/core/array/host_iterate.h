@@ -7,7 +7,7 @@
  *  1. flip every axis on which the destination steps backwards (both operands flip),
  *  2. order the axes by the destination's strides, largest first (a transposed pair that is
  *     contiguous in memory becomes contiguous in the walk),
- *  3. collapse (cuarr_collapse) what is then contiguous in both,
+ *  3. collapse (cuarr_iter_collapse) what is then contiguous in both,
  * and hand each row along the last remaining axis to a typed row function (in tiles when the
  * source is transposed against the destination).  The destination drives the order, so writes
  * are sequential when the destination is contiguous.
@@ -79,7 +79,7 @@ static inline void cuarr_host_iterate(int ndim, const int64_t *shape_in, char *d
     ss[j] = s_st;
   }
   int64_t *strides[2] = {ds, ss};
-  int nd = cuarr_collapse(ndim, shape, 2, strides); /* 3. */
+  int nd = cuarr_iter_collapse(ndim, shape, 2, strides); /* 3. */
   if (nd == 0) {
     row(d, 0, s, 0, 1);
     return;

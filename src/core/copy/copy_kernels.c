@@ -224,7 +224,7 @@ static cuarr_status plan_make(plan *p, int ndim, const int64_t *shape, int64_t n
   if (any_order)
     reorder_axes(p, ndim, data, itemsize);
   int64_t *strides[2] = {p->strides[0], p->strides[1]};
-  p->ndim = cuarr_collapse(ndim, p->shape, n_ops, strides);
+  p->ndim = cuarr_iter_collapse(ndim, p->shape, n_ops, strides);
   if (p->ndim == 0) { /* one element */
     p->ndim = 1;
     p->shape[0] = 1;

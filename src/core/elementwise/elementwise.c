@@ -201,7 +201,7 @@ static cuarr_status plan_layout(plan *p, const cuarr_ew_program *program, bool a
   int64_t *strides[CUARR_EW_MAX_OPERANDS];
   for (int s = 0; s < p->n_slots; s++)
     strides[s] = p->slots[s].strides;
-  p->ndim = cuarr_collapse(p->ndim, p->shape, p->n_slots, strides);
+  p->ndim = cuarr_iter_collapse(p->ndim, p->shape, p->n_slots, strides);
   if (p->ndim == 0) { /* one element */
     p->ndim = 1;
     p->shape[0] = 1;

@@ -120,7 +120,7 @@ static int collapse_group(int nd, int64_t *shape, int nops, int64_t (*strides)[C
   int64_t *ptrs[MAX_SLOTS + 1] = {NULL};
   for (int k = 0; k < nops; k++)
     ptrs[k] = strides[k];
-  nd = cuarr_collapse(nd, shape, nops, ptrs);
+  nd = cuarr_iter_collapse(nd, shape, nops, ptrs);
   if (nd == 0) {
     nd = 1;
     shape[0] = 1;

@@ -569,7 +569,7 @@ static bool make_geom(const cuarr_reduce_call *c, bool ordered, geom *g) {
   }
   sort_axes(g->nk, g->kshape, g->kin, g->kout);
   int64_t *ks[2] = {g->kin, g->kout};
-  g->nk = cuarr_collapse(g->nk, g->kshape, 2, ks);
+  g->nk = cuarr_iter_collapse(g->nk, g->kshape, 2, ks);
   if (g->nred == 0) {
     g->nr = 0; /* nothing to walk: every result is the identity */
     return true;
@@ -577,7 +577,7 @@ static bool make_geom(const cuarr_reduce_call *c, bool ordered, geom *g) {
   if (!ordered)
     sort_axes(g->nr, g->rshape, g->rin, NULL);
   int64_t *rs[1] = {g->rin};
-  g->nr = cuarr_collapse(g->nr, g->rshape, 1, rs); /* keeps C order: flat indices survive */
+  g->nr = cuarr_iter_collapse(g->nr, g->rshape, 1, rs); /* keeps C order: flat indices survive */
   return true;
 }
 

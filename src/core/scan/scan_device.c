@@ -103,7 +103,7 @@ static int kept_axes(int ndim, const int64_t *shape, int axis, int64_t (*strides
     }
   }
   int64_t *ks[2] = {kstrides[0], kstrides[1]};
-  return cuarr_collapse(kn, kshape, 2, ks);
+  return cuarr_iter_collapse(kn, kshape, 2, ks);
 }
 
 /* Which kernel, from the collapsed kept axes and the scan axis' strides. */

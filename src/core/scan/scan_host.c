@@ -213,7 +213,7 @@ static void make_geom(const cuarr_scan_call *c, geom *g) {
     g->kout[j] = os;
   }
   int64_t *ks[2] = {g->kin, g->kout};
-  g->nk = cuarr_collapse(g->nk, g->kshape, 2, ks);
+  g->nk = cuarr_iter_collapse(g->nk, g->kshape, 2, ks);
 }
 
 /* ---- the two walks */

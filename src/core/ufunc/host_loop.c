@@ -3,7 +3,7 @@
  *
  * The walk: flip the axes on which the output steps backwards, order the axes by the output's
  * strides (largest first, so a transposed output is still written in memory order), collapse
- * what is contiguous in every operand (cuarr_collapse), then hand each row along the innermost
+ * what is contiguous in every operand (cuarr_iter_collapse), then hand each row along the innermost
  * axis to the loop's typed row.  Element order does not matter: the output shares memory with
  * an input only element for element (call.c stages any other overlap through a temporary).
  *
@@ -110,7 +110,7 @@ void cuarr_uf_host_run(const cuarr_uf_resolved *r, int nin, const cuarr_uf_host_
       strides[i][j] = st_d[i];
   }
   int64_t *sp[MAXOP] = {strides[0], strides[1], strides[2], strides[3]};
-  int nd = cuarr_collapse(ndim, shape, nop, sp);
+  int nd = cuarr_iter_collapse(ndim, shape, nop, sp);
 
   int64_t inner[MAXOP];
   if (nd == 0) { /* one element */
