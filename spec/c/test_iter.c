@@ -22,6 +22,30 @@ static bool same(int n, const int64_t *a, const int64_t *b) {
   return memcmp(a, b, (size_t)n * sizeof *a) == 0;
 }
 
+static void test_broadcast_shape(void) {
+  int nd = 0;
+  int64_t shape[CUARR_MAXDIM];
+  CHECK(cuarr_iter_broadcast_shape(&nd, shape, 2, (int64_t[]){3, 1}) && nd == 2 &&
+            same(2, shape, (int64_t[]){3, 1}),
+        "common shape: the first operand's");
+  CHECK(cuarr_iter_broadcast_shape(&nd, shape, 3, (int64_t[]){2, 1, 4}) && nd == 3 &&
+            same(3, shape, (int64_t[]){2, 3, 4}),
+        "common shape: extent-1 axes and missing leading axes stretch");
+  CHECK(cuarr_iter_broadcast_shape(&nd, shape, 0, NULL) && nd == 3 &&
+            same(3, shape, (int64_t[]){2, 3, 4}),
+        "common shape: a 0-d operand changes nothing");
+  CHECK(!cuarr_iter_broadcast_shape(&nd, shape, 1, (int64_t[]){5}) && nd == 3 &&
+            same(3, shape, (int64_t[]){2, 3, 4}),
+        "common shape: a mismatch fails and leaves the shape");
+  int nd0 = 0;
+  int64_t s0[CUARR_MAXDIM];
+  CHECK(cuarr_iter_broadcast_shape(&nd0, s0, 2, (int64_t[]){0, 1}) &&
+            cuarr_iter_broadcast_shape(&nd0, s0, 1, (int64_t[]){4}) && nd0 == 2 &&
+            same(2, s0, (int64_t[]){0, 4}) &&
+            !cuarr_iter_broadcast_shape(&nd0, s0, 2, (int64_t[]){3, 4}),
+        "common shape: empty axes broadcast with 1 only");
+}
+
 static void test_broadcast(void) {
   int64_t shape[3] = {2, 3, 4}, st[3];
   cuarr_array row = view(1, (int64_t[]){4}, (int64_t[]){8});
@@ -203,6 +227,7 @@ static void test_pack(void) {
 }
 
 int main(void) {
+  test_broadcast_shape();
   test_broadcast();
   test_element_strides();
   test_flip();

@@ -6,6 +6,21 @@
 
 #include <string.h>
 
+bool cuarr_iter_broadcast_shape(int *ndim, int64_t *shape, int a_ndim, const int64_t *a_shape) {
+  int nd = a_ndim > *ndim ? a_ndim : *ndim;
+  int64_t out[CUARR_MAXDIM];
+  for (int d = 0; d < nd; d++) {
+    int da = d - (nd - a_ndim), ds = d - (nd - *ndim);
+    int64_t ea = da >= 0 ? a_shape[da] : 1, es = ds >= 0 ? shape[ds] : 1;
+    if (ea != es && ea != 1 && es != 1)
+      return false;
+    out[d] = ea == 1 ? es : ea;
+  }
+  memcpy(shape, out, (size_t)nd * sizeof *shape);
+  *ndim = nd;
+  return true;
+}
+
 bool cuarr_iter_broadcast(const cuarr_array *a, int ndim, const int64_t *shape, int64_t *strides) {
   int extra = a->ndim - ndim;
   for (int i = 0; i < extra; i++)

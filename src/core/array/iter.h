@@ -3,7 +3,8 @@
  * layout a kernel or a host loop walks.  Every device engine (copies, elementwise, reductions,
  * scans) and every host loop goes through them, in this order, calling the stages it needs:
  *
- *  1. broadcast (cuarr_iter_broadcast): an operand's strides seen with the common shape;
+ *  1. broadcast (cuarr_iter_broadcast_shape, cuarr_iter_broadcast): the operands' common
+ *     shape, then each operand's strides seen with it;
  *  2. elements (cuarr_iter_element_strides): byte strides to element strides, for kernels;
  *  3. flip (cuarr_iter_flip): walk forwards the axes on which the deciding operand steps
  *     backwards, in every operand (only where the engine may visit elements in any order);
@@ -31,6 +32,11 @@
 #include "cuarr.h"
 
 /* ---- 1. broadcast */
+
+/* Fold an operand of (a_ndim, a_shape) into the common shape (*ndim, shape) (NumPy rules:
+ * extents equal, or one of them 1; shapes aligned at their last axes); start from *ndim 0.
+ * false, with (*ndim, shape) unchanged, when the operand does not broadcast with it. */
+bool cuarr_iter_broadcast_shape(int *ndim, int64_t *shape, int a_ndim, const int64_t *a_shape);
 
 /* a's byte strides seen with (ndim, shape) (NumPy broadcasting): stride 0 on the axes a lacks
  * or has with extent 1.  a may have extra leading axes of extent 1.  false when a does not

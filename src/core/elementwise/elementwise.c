@@ -55,17 +55,8 @@ static cuarr_status broadcast_inputs(const cuarr_ew_program *p, int n, const cua
     const cuarr_array *a = ops[k].array;
     if (!a || ops[k].raw)
       continue;
-    int nd = a->ndim > *ndim ? a->ndim : *ndim;
-    int64_t out[CUARR_MAXDIM];
-    for (int d = 0; d < nd; d++) {
-      int da = d - (nd - a->ndim), ds = d - (nd - *ndim);
-      int64_t ea = da >= 0 ? a->shape[da] : 1, es = ds >= 0 ? shape[ds] : 1;
-      if (ea != es && ea != 1 && es != 1)
-        return broadcast_error(p, &ops[k], *ndim, shape);
-      out[d] = ea == 1 ? es : ea;
-    }
-    memcpy(shape, out, (size_t)nd * sizeof *shape);
-    *ndim = nd;
+    if (!cuarr_iter_broadcast_shape(ndim, shape, a->ndim, a->shape))
+      return broadcast_error(p, &ops[k], *ndim, shape);
   }
   return CUARR_OK;
 }

@@ -62,25 +62,12 @@ static cuarr_status broadcast_error(const cuarr_ufunc *u, const cuarr_operand *i
 /* The inputs' common shape (NumPy rules; scalars have shape ()). */
 static cuarr_status broadcast_shape(const cuarr_ufunc *u, const cuarr_operand *in, int *ndim,
                                     int64_t *shape) {
-  int nd = 0;
-  for (int i = 0; i < u->nin; i++) {
-    if (in[i].array && in[i].array->ndim > nd)
-      nd = in[i].array->ndim;
-  }
-  for (int k = 0; k < nd; k++)
-    shape[k] = 1;
+  *ndim = 0;
   for (int i = 0; i < u->nin; i++) {
     const cuarr_array *a = in[i].array;
-    for (int j = 0; a && j < a->ndim; j++) {
-      int64_t e = a->shape[j], *s = &shape[nd - a->ndim + j];
-      if (e == *s || e == 1)
-        continue;
-      if (*s != 1)
-        return broadcast_error(u, in);
-      *s = e;
-    }
+    if (a && !cuarr_iter_broadcast_shape(ndim, shape, a->ndim, a->shape))
+      return broadcast_error(u, in);
   }
-  *ndim = nd;
   return CUARR_OK;
 }
 
