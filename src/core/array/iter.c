@@ -21,17 +21,18 @@ bool cuarr_iter_broadcast_shape(int *ndim, int64_t *shape, int a_ndim, const int
   return true;
 }
 
-bool cuarr_iter_broadcast(const cuarr_array *a, int ndim, const int64_t *shape, int64_t *strides) {
-  int extra = a->ndim - ndim;
+bool cuarr_iter_broadcast_strides(int a_ndim, const int64_t *a_shape, const int64_t *a_strides,
+                                  int ndim, const int64_t *shape, int64_t *strides) {
+  int extra = a_ndim - ndim;
   for (int i = 0; i < extra; i++)
-    if (a->shape[i] != 1)
+    if (a_shape[i] != 1)
       return false;
   for (int d = 0; d < ndim; d++) {
     int s = d + extra;
-    if (s < 0 || a->shape[s] == 1)
+    if (s < 0 || a_shape[s] == 1)
       strides[d] = 0;
-    else if (a->shape[s] == shape[d])
-      strides[d] = a->strides[s];
+    else if (a_shape[s] == shape[d])
+      strides[d] = a_strides[s];
     else
       return false;
   }

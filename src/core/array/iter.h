@@ -38,10 +38,17 @@
  * false, with (*ndim, shape) unchanged, when the operand does not broadcast with it. */
 bool cuarr_iter_broadcast_shape(int *ndim, int64_t *shape, int a_ndim, const int64_t *a_shape);
 
-/* a's byte strides seen with (ndim, shape) (NumPy broadcasting): stride 0 on the axes a lacks
- * or has with extent 1.  a may have extra leading axes of extent 1.  false when a does not
- * broadcast to the shape. */
-bool cuarr_iter_broadcast(const cuarr_array *a, int ndim, const int64_t *shape, int64_t *strides);
+/* The strides that read an operand of (a_ndim, a_shape, a_strides) at every index of
+ * (ndim, shape) (NumPy broadcasting): stride 0 on the axes it lacks or has with extent 1.  It
+ * may have extra leading axes of extent 1.  false when it does not broadcast to the shape. */
+bool cuarr_iter_broadcast_strides(int a_ndim, const int64_t *a_shape, const int64_t *a_strides,
+                                  int ndim, const int64_t *shape, int64_t *strides);
+
+/* Array a's byte strides seen with (ndim, shape). */
+static inline bool cuarr_iter_broadcast(const cuarr_array *a, int ndim, const int64_t *shape,
+                                        int64_t *strides) {
+  return cuarr_iter_broadcast_strides(a->ndim, a->shape, a->strides, ndim, shape, strides);
+}
 
 /* ---- 2. element strides */
 
