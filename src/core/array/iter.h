@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "array/span.h"
 #include "cuarr.h"
@@ -36,13 +37,43 @@
 /* Fold an operand of (a_ndim, a_shape) into the common shape (*ndim, shape) (NumPy rules:
  * extents equal, or one of them 1; shapes aligned at their last axes); start from *ndim 0.
  * false, with (*ndim, shape) unchanged, when the operand does not broadcast with it. */
-bool cuarr_iter_broadcast_shape(int *ndim, int64_t *shape, int a_ndim, const int64_t *a_shape);
+static inline bool cuarr_iter_broadcast_shape(int *ndim, int64_t *shape, int a_ndim,
+                                              const int64_t *a_shape) {
+  int nd = a_ndim > *ndim ? a_ndim : *ndim;
+  int64_t out[CUARR_MAXDIM];
+  for (int d = 0; d < nd; d++) {
+    int da = d - (nd - a_ndim), ds = d - (nd - *ndim);
+    int64_t ea = da >= 0 ? a_shape[da] : 1, es = ds >= 0 ? shape[ds] : 1;
+    if (ea != es && ea != 1 && es != 1)
+      return false;
+    out[d] = ea == 1 ? es : ea;
+  }
+  memcpy(shape, out, (size_t)nd * sizeof *shape);
+  *ndim = nd;
+  return true;
+}
 
 /* The strides that read an operand of (a_ndim, a_shape, a_strides) at every index of
  * (ndim, shape) (NumPy broadcasting): stride 0 on the axes it lacks or has with extent 1.  It
  * may have extra leading axes of extent 1.  false when it does not broadcast to the shape. */
-bool cuarr_iter_broadcast_strides(int a_ndim, const int64_t *a_shape, const int64_t *a_strides,
-                                  int ndim, const int64_t *shape, int64_t *strides);
+static inline bool cuarr_iter_broadcast_strides(int a_ndim, const int64_t *a_shape,
+                                                const int64_t *a_strides, int ndim,
+                                                const int64_t *shape, int64_t *strides) {
+  int extra = a_ndim - ndim;
+  for (int i = 0; i < extra; i++)
+    if (a_shape[i] != 1)
+      return false;
+  for (int d = 0; d < ndim; d++) {
+    int s = d + extra;
+    if (s < 0 || a_shape[s] == 1)
+      strides[d] = 0;
+    else if (a_shape[s] == shape[d])
+      strides[d] = a_strides[s];
+    else
+      return false;
+  }
+  return true;
+}
 
 /* Array a's byte strides seen with (ndim, shape). */
 static inline bool cuarr_iter_broadcast(const cuarr_array *a, int ndim, const int64_t *shape,
@@ -54,8 +85,17 @@ static inline bool cuarr_iter_broadcast(const cuarr_array *a, int ndim, const in
 
 /* byte_strides[d] / itemsize into strides[d] (0 on axes of extent 1 or less); false when data
  * or a stride is not a multiple of the itemsize (a kernel could not address it aligned). */
-bool cuarr_iter_element_strides(int ndim, const int64_t *shape, const int64_t *byte_strides,
-                                const void *data, int64_t itemsize, int64_t *strides);
+static inline bool cuarr_iter_element_strides(int ndim, const int64_t *shape,
+                                              const int64_t *byte_strides, const void *data,
+                                              int64_t itemsize, int64_t *strides) {
+  bool aligned = (uintptr_t)data % (uintptr_t)itemsize == 0;
+  for (int d = 0; d < ndim; d++) {
+    int64_t s = shape[d] > 1 ? byte_strides[d] : 0;
+    aligned = aligned && s % itemsize == 0;
+    strides[d] = s / itemsize;
+  }
+  return aligned;
+}
 
 /* ---- 3. flip */
 
@@ -166,7 +206,29 @@ static inline bool cuarr_iter_span_fits32(int64_t span) { return span < (int64_t
  * ndim have extent 1 and stride 0 (the generic kernel's unused ones).  Negative strides are
  * stored modulo 2^bits, which the kernels' unsigned arithmetic expects.  Returns the values
  * written. */
-int cuarr_iter_pack(void *at, bool wide, int64_t n, int ndim, int axes, const int64_t *shape,
-                    int n_ops, const int64_t *origin, const int64_t *const *strides);
+static inline int cuarr_iter_pack(void *at, bool wide, int64_t n, int ndim, int axes,
+                                  const int64_t *shape, int n_ops, const int64_t *origin,
+                                  const int64_t *const *strides) {
+  uint64_t v[CUARR_ITER_LAYOUT_MAX];
+  int i = 0;
+  v[i++] = (uint64_t)n;
+  v[i++] = (uint64_t)ndim;
+  for (int k = 0; k < n_ops; k++)
+    v[i++] = (uint64_t)origin[k];
+  for (int d = 0; d < axes; d++)
+    v[i++] = d < ndim ? (uint64_t)shape[d] : 1;
+  for (int k = 0; k < n_ops; k++)
+    for (int d = 0; d < axes; d++)
+      v[i++] = d < ndim ? (uint64_t)strides[k][d] : 0;
+  for (int j = 0; j < i; j++) { /* at may be any kernel-parameter buffer: no alignment assumed */
+    if (wide) {
+      memcpy((char *)at + 8 * (size_t)j, &v[j], 8);
+    } else {
+      uint32_t w = (uint32_t)v[j];
+      memcpy((char *)at + 4 * (size_t)j, &w, 4);
+    }
+  }
+  return i;
+}
 
 #endif
