@@ -601,7 +601,8 @@ static void test_views(void) {
 static void test_layout(void) {
   int64_t shape[3] = {2, 3, 4}, s0[3] = {96, 32, 8}, s1[3] = {12, 4, 1};
   int64_t *strides[2] = {s0, s1};
-  CHECK(cuarr_iter_collapse(3, shape, 2, strides) == 1 && shape[0] == 24 && s0[0] == 8 && s1[0] == 1,
+  CHECK(cuarr_iter_collapse(3, shape, 2, strides) == 1 && shape[0] == 24 && s0[0] == 8 &&
+            s1[0] == 1,
         "collapse contiguous");
   int64_t sh2[4] = {2, 1, 3, 4}, t0[4] = {96, 7, 32, 8}, t1[4] = {8, 5, 64, 16};
   int64_t *st2[2] = {t0, t1};
