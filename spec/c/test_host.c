@@ -601,19 +601,20 @@ static void test_views(void) {
 static void test_layout(void) {
   int64_t shape[3] = {2, 3, 4}, s0[3] = {96, 32, 8}, s1[3] = {12, 4, 1};
   int64_t *strides[2] = {s0, s1};
-  CHECK(cuarr_collapse(3, shape, 2, strides) == 1 && shape[0] == 24 && s0[0] == 8 && s1[0] == 1,
+  CHECK(cuarr_iter_collapse(3, shape, 2, strides) == 1 && shape[0] == 24 && s0[0] == 8 &&
+            s1[0] == 1,
         "collapse contiguous");
   int64_t sh2[4] = {2, 1, 3, 4}, t0[4] = {96, 7, 32, 8}, t1[4] = {8, 5, 64, 16};
   int64_t *st2[2] = {t0, t1};
-  CHECK(cuarr_collapse(4, sh2, 2, st2) == 2 && sh2[0] == 2 && sh2[1] == 12 && t0[1] == 8 &&
+  CHECK(cuarr_iter_collapse(4, sh2, 2, st2) == 2 && sh2[0] == 2 && sh2[1] == 12 && t0[1] == 8 &&
             t1[0] == 8 && t1[1] == 16,
         "collapse drops extent 1 and merges what both allow");
   int64_t sh3[2] = {1, 1}, u0[2] = {3, 4};
   int64_t *st3[1] = {u0};
-  CHECK(cuarr_collapse(2, sh3, 1, st3) == 0, "collapse of one element");
+  CHECK(cuarr_iter_collapse(2, sh3, 1, st3) == 0, "collapse of one element");
   int64_t sh4[3] = {3, 0, 2}, w0[3] = {16, 8, 4};
   int64_t *st4[1] = {w0};
-  CHECK(cuarr_collapse(3, sh4, 1, st4) == 1 && sh4[0] == 0, "collapse of an empty shape");
+  CHECK(cuarr_iter_collapse(3, sh4, 1, st4) == 1 && sh4[0] == 0, "collapse of an empty shape");
 
   cuarr_array a = iota(CUARR_INT16, 1, (int64_t[]){10}), even, odd, head, tail, rev;
   cuarr_array b = iota(CUARR_INT16, 1, (int64_t[]){10});

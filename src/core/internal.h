@@ -71,12 +71,10 @@ cuarr_status cuarr_launch_dependent_2d(int device, CUfunction f, unsigned grid_x
 cuarr_status cuarr_launch(CUfunction f, unsigned grid, unsigned block, unsigned shared_bytes,
                           CUstream stream, void **args);
 
+/* ---- array/iter.c : the one iterator (broadcast, flip, sort, collapse, place, pack) */
+#include "array/iter.h"
+
 /* ---- array/layout.c */
-/* Collapse a set of same-shaped operands for iteration: drop extent-1 axes and merge
- * neighbouring axes that are contiguous with each other in every operand (C order).  shape
- * and each strides[k] (k < n_operands) are rewritten in place; returns the new ndim (0 for a
- * single element).  An empty shape (some extent 0) is left for the caller to skip. */
-int cuarr_collapse(int ndim, int64_t *shape, int n_operands, int64_t *const *strides);
 /* True when [lo, hi) byte ranges of the two arrays' memory may overlap. */
 bool cuarr_may_overlap(const cuarr_array *a, const cuarr_array *b);
 /* The lowest and one-past-highest byte offsets (from buf->ptr) the array touches. */

@@ -7,7 +7,7 @@
  *  1. flip every axis on which the destination steps backwards (both operands flip),
  *  2. order the axes by the destination's strides, largest first (a transposed pair that is
  *     contiguous in memory becomes contiguous in the walk),
- *  3. collapse (cuarr_collapse) what is then contiguous in both,
+ *  3. collapse what is then contiguous in both (the stages of the iterator, array/iter.h),
  * and hand each row along the last remaining axis to a typed row function (in tiles when the
  * source is transposed against the destination).  The destination drives the order, so writes
  * are sequential when the destination is contiguous.
@@ -22,15 +22,13 @@
 /* One row: n elements, d stepping ds bytes and s stepping ss bytes (either may be 0). */
 typedef void (*cuarr_host_row_fn)(char *d, int64_t ds, const char *s, int64_t ss, int64_t n);
 
-static inline int64_t cuarr_host_abs64(int64_t x) { return x < 0 ? -x : x; }
-
 /* n1 rows of n0 elements.  When the source runs faster along the rows' axis than along the
  * rows (a transpose), each row reads a new cache line per element; walking the plane in square
  * tiles lets the next rows reuse those lines while they are still cached. */
 static inline void cuarr_host_plane(char *d, const char *s, int64_t n1, int64_t ds1, int64_t ss1,
                                     int64_t n0, int64_t ds0, int64_t ss0, cuarr_host_row_fn row) {
   enum { TILE = 32 };
-  if (ss1 == 0 || cuarr_host_abs64(ss0) <= cuarr_host_abs64(ss1) || n0 <= TILE) {
+  if (ss1 == 0 || cuarr_iter_magnitude(ss0) <= cuarr_iter_magnitude(ss1) || n0 <= TILE) {
     for (int64_t i = 0; i < n1; i++)
       row(d + i * ds1, ds0, s + i * ss1, ss0, n0);
     return;
@@ -56,30 +54,15 @@ static inline void cuarr_host_iterate(int ndim, const int64_t *shape_in, char *d
     ss[i] = sstrides_in[i];
     if (shape[i] == 0)
       return;
-    if (ds[i] < 0 && shape[i] > 1) { /* 1. flip */
-      d += (shape[i] - 1) * ds[i];
-      s += (shape[i] - 1) * ss[i];
-      ds[i] = -ds[i];
-      ss[i] = -ss[i];
-    }
-  }
-  /* 2. stable insertion sort, descending by |dst stride| then |src stride| */
-  for (int i = 1; i < ndim; i++) {
-    int64_t sh = shape[i], d_st = ds[i], s_st = ss[i];
-    int j = i;
-    while (j > 0 && (ds[j - 1] < d_st ||
-                     (ds[j - 1] == d_st && cuarr_host_abs64(ss[j - 1]) < cuarr_host_abs64(s_st)))) {
-      shape[j] = shape[j - 1];
-      ds[j] = ds[j - 1];
-      ss[j] = ss[j - 1];
-      j--;
-    }
-    shape[j] = sh;
-    ds[j] = d_st;
-    ss[j] = s_st;
   }
   int64_t *strides[2] = {ds, ss};
-  int nd = cuarr_collapse(ndim, shape, 2, strides); /* 3. */
+  char *data[2] = {d, (char *)s};
+  cuarr_iter_flip(ndim, shape, 2, strides, data, NULL, 0, -1); /* 1. */
+  d = data[0];
+  s = data[1];
+  cuarr_iter_order by_dst = {0, 1, false}; /* 2. ties: the source's larger stride outer */
+  cuarr_iter_sort(ndim, shape, 2, strides, by_dst);
+  int nd = cuarr_iter_collapse(ndim, shape, 2, strides); /* 3. */
   if (nd == 0) {
     row(d, 0, s, 0, 1);
     return;

@@ -2,13 +2,13 @@
  * copy_kernels.c -- copies, fills and linear fills within one device, with the kernels of
  * kernels/templates/copy.cu, transpose.cu, fill.cu and linear.cu.
  *
- * Each call broadcasts and collapses the operands' layout (fewer axes, strides in elements),
- * picks the specialisation that fits (contiguous, 1..4 axes or generic; a tiled transpose when
- * dst and src are contiguous along different axes; 32-bit indexing when every offset fits) and
- * launches it on the context's stream.  Kernels are found in a table per device indexed by the
- * specialisation: a hit is one atomic load, with no lock, no allocation and no source text; a
- * miss builds the source and asks the compile service (cuarr_kernel_get), which caches the
- * compiled module.
+ * Each call broadcasts and collapses the operands' layout through the iterator (array/iter.h:
+ * fewer axes, strides in elements), picks the specialisation that fits (contiguous, 1..4 axes
+ * or generic; a tiled transpose when dst and src are contiguous along different axes; 32-bit
+ * indexing when every offset fits) and launches it on the context's stream.  Kernels are found in a
+ * table per device indexed by the specialisation: a hit is one atomic load, with no lock, no
+ * allocation and no source text; a miss builds the source and asks the compile service
+ * (cuarr_kernel_get), which caches the compiled module.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,7 +18,6 @@
 
 #include "array/shape_format.h"
 #include "copy/copy_source.h"
-#include "array/span.h"
 
 /* Elements per thread that a block is sized for (the copy kernels keep 4 loads in flight). */
 #define ELEMENTS_PER_THREAD 4
@@ -110,24 +109,11 @@ static cuarr_status device_of(const cuarr_array *a, const char *what, int *devic
   return CUARR_OK;
 }
 
-/* src's byte strides seen with dst's shape (NumPy broadcasting): stride 0 on axes src lacks
- * or has with extent 1.  src may have extra leading axes of extent 1, as NumPy allows. */
+/* src's byte strides seen with dst's shape (the iterator's broadcast stage), or the error
+ * NumPy gives. */
 static cuarr_status broadcast_strides(const cuarr_array *dst, const cuarr_array *src,
                                       int64_t *strides) {
-  int extra = src->ndim - dst->ndim;
-  bool ok = true;
-  for (int i = 0; i < extra; i++)
-    ok = ok && src->shape[i] == 1;
-  for (int d = 0; d < dst->ndim && ok; d++) {
-    int s = d + extra;
-    if (s < 0 || src->shape[s] == 1)
-      strides[d] = 0;
-    else if (src->shape[s] == dst->shape[d])
-      strides[d] = src->strides[s];
-    else
-      ok = false;
-  }
-  if (ok)
+  if (cuarr_iter_broadcast(src, dst->ndim, dst->shape, strides))
     return CUARR_OK;
   char from[CUARR_SHAPE_STR_SIZE], into[CUARR_SHAPE_STR_SIZE];
   return cuarr_fail(CUARR_VALUE_ERROR,
@@ -162,78 +148,46 @@ typedef struct plan {
   CUdeviceptr base[2];              /* each operand's lowest touched element */
 } plan;
 
-/* Visit the elements in an order of our choosing, as a copy or a fill may (every element is
- * independent): flip the axes along which dst steps backwards (in every operand, moving the
- * data addresses to the other end), then order the axes by dst's strides, largest first.
- * Reversed and transposed (F-order) layouts then collapse like C-contiguous ones, and
- * neighbouring threads write neighbouring elements of dst. */
-static void reorder_axes(plan *p, int ndim, char **data, const size_t *itemsize) {
-  for (int d = 0; d < ndim; d++) {
-    if (p->strides[0][d] >= 0)
-      continue;
-    for (int k = 0; k < p->n_ops; k++) {
-      data[k] += (p->shape[d] - 1) * p->strides[k][d] * (int64_t)itemsize[k];
-      p->strides[k][d] = -p->strides[k][d];
-    }
-  }
-  for (int d = 1; d < ndim; d++) { /* insertion sort, stable: ties keep C order */
-    for (int e = d; e > 0 && p->strides[0][e - 1] < p->strides[0][e]; e--) {
-      int64_t t = p->shape[e];
-      p->shape[e] = p->shape[e - 1];
-      p->shape[e - 1] = t;
-      for (int k = 0; k < p->n_ops; k++) {
-        t = p->strides[k][e];
-        p->strides[k][e] = p->strides[k][e - 1];
-        p->strides[k][e - 1] = t;
-      }
-    }
-  }
-}
-
 /* Fill p for the iteration shape (ndim, shape, n > 0 elements) and the operands: data
  * address, itemsize and byte strides (already broadcast to shape).  any_order: the kernel may
- * visit the elements in any order (not so for a linear fill). */
+ * visit the elements in any order (not so for a linear fill), as a copy or a fill may (every
+ * element is independent): the iterator flips the axes along which dst steps backwards (in
+ * every operand) and orders the axes by dst's strides, largest first.  Reversed and
+ * transposed (F-order) layouts then collapse like C-contiguous ones, and neighbouring threads
+ * write neighbouring elements of dst. */
 static cuarr_status plan_make(plan *p, int ndim, const int64_t *shape, int64_t n, int n_ops,
-                              void *const *data_in, const size_t *itemsize,
+                              void *const *data_in, const size_t *itemsize_in,
                               const int64_t *const *byte_strides, bool any_order) {
   p->n_ops = n_ops;
   p->n = n;
   memcpy(p->shape, shape, (size_t)ndim * sizeof *shape);
   char *data[2];
+  int64_t itemsize[2];
+  int64_t *strides[2] = {p->strides[0], p->strides[1]};
   for (int k = 0; k < n_ops; k++) {
     data[k] = data_in[k];
-    int64_t size = (int64_t)itemsize[k];
+    itemsize[k] = (int64_t)itemsize_in[k];
     /* Strides in elements: every access is then aligned, which the GPU requires. */
-    bool aligned = (uintptr_t)data[k] % (uintptr_t)size == 0;
-    for (int d = 0; d < ndim; d++) {
-      int64_t s = shape[d] > 1 ? byte_strides[k][d] : 0;
-      aligned = aligned && s % size == 0;
-      p->strides[k][d] = s / size;
-    }
-    if (!aligned)
+    if (!cuarr_iter_element_strides(ndim, shape, byte_strides[k], data[k], itemsize[k], strides[k]))
       return cuarr_fail(CUARR_VALUE_ERROR,
                         "array data or strides are not multiples of the itemsize (%lld bytes)",
-                        (long long)size);
+                        (long long)itemsize[k]);
   }
-  if (any_order)
-    reorder_axes(p, ndim, data, itemsize);
-  int64_t *strides[2] = {p->strides[0], p->strides[1]};
-  p->ndim = cuarr_collapse(ndim, p->shape, n_ops, strides);
-  if (p->ndim == 0) { /* one element */
-    p->ndim = 1;
-    p->shape[0] = 1;
-    for (int k = 0; k < n_ops; k++)
-      p->strides[k][0] = 0;
+  if (any_order) {
+    cuarr_iter_flip(ndim, p->shape, n_ops, strides, data, itemsize, 0, -1);
+    cuarr_iter_sort(ndim, p->shape, n_ops, strides, cuarr_iter_by(0));
   }
+  p->ndim = cuarr_iter_collapse_kernel(ndim, p->shape, n_ops, strides);
 
   bool contig = p->ndim == 1, fits = n <= INT32_MAX;
   for (int k = 0; k < n_ops; k++) {
-    int64_t below, span;
-    if (!cuarr_span_of(p->ndim, p->shape, p->strides[k], &below, &span))
+    int64_t span;
+    char *base;
+    if (!cuarr_iter_place(p->ndim, p->shape, p->strides[k], data[k], itemsize[k], &p->origin[k],
+                          &base, &span))
       return cuarr_fail(CUARR_VALUE_ERROR, "array strides are too large to index");
-    p->origin[k] = below;
-    p->base[k] = (CUdeviceptr)(data[k] - below * (int64_t)itemsize[k]);
-    fits = fits && span < (int64_t)UINT32_MAX; /* every offset, 0..span, fits in 32 bits */
+    p->base[k] = (CUdeviceptr)base;
+    fits = fits && cuarr_iter_span_fits32(span);
     contig = contig && (p->strides[k][0] == 1 || p->shape[0] == 1);
   }
   p->wide = !fits;
@@ -253,7 +207,7 @@ static cuarr_status plan_make(plan *p, int ndim, const int64_t *shape, int64_t n
 
 static int64_t magnitude(int64_t x) { return x >= 0 ? x : x == INT64_MIN ? INT64_MAX : -x; }
 
-/* The strided kernel's warps walk dst's innermost axis (the last after reorder_axes), so they
+/* The strided kernel's warps walk dst's innermost axis (the last after plan_make's sort), so they
  * write dst in whole sectors, and read src in whole sectors only where src is contiguous along
  * that axis as well.  Where src is contiguous along another axis (m:T():copy(): src steps by a
  * whole row per element of dst's row), each element read costs a sector of its own and the
@@ -302,32 +256,16 @@ bool cuarr_copy_transpose_axes(int ndim, int64_t *shape, int64_t *const *strides
   return true;
 }
 
-/* The kernel's cuarr_layout<I, axes, n_ops> parameter (kernels/include/common.cuh): a flat array of
- * I holding n, ndim, origin[n_ops], shape[axes], strides[n_ops][axes].  Negative strides are
- * stored modulo 2^bits, which the kernels' unsigned arithmetic expects. */
+/* The kernel's cuarr_layout<I, axes, n_ops> parameter (kernels/include/common.cuh), packed by
+ * the iterator's last stage. */
 typedef union layout_arg {
-  uint32_t u32[2 + 2 + 3 * CUARR_MAXDIM];
-  uint64_t u64[2 + 2 + 3 * CUARR_MAXDIM];
+  uint32_t u32[CUARR_ITER_LAYOUT_MAX];
+  uint64_t u64[CUARR_ITER_LAYOUT_MAX];
 } layout_arg;
 
 static void layout_pack(const plan *p, int axes, layout_arg *out) {
-  uint64_t v[2 + 2 + 3 * CUARR_MAXDIM];
-  int at = 0;
-  v[at++] = (uint64_t)p->n;
-  v[at++] = (uint64_t)p->ndim;
-  for (int k = 0; k < p->n_ops; k++)
-    v[at++] = (uint64_t)p->origin[k];
-  for (int d = 0; d < axes; d++) /* the generic kernel's unused axes: extent 1, stride 0 */
-    v[at++] = d < p->ndim ? (uint64_t)p->shape[d] : 1;
-  for (int k = 0; k < p->n_ops; k++)
-    for (int d = 0; d < axes; d++)
-      v[at++] = d < p->ndim ? (uint64_t)p->strides[k][d] : 0;
-  for (int i = 0; i < at; i++) {
-    if (p->wide)
-      out->u64[i] = v[i];
-    else
-      out->u32[i] = (uint32_t)v[i];
-  }
+  const int64_t *strides[2] = {p->strides[0], p->strides[1]};
+  cuarr_iter_pack(out, p->wide, p->n, p->ndim, axes, p->shape, p->n_ops, p->origin, strides);
 }
 
 /* The element count as the kernel's index type. */
@@ -365,7 +303,8 @@ static cuarr_status copy_plan(plan *p, int ndim, const int64_t *shape, int64_t n
 }
 
 /* The transpose kernel over every tile of every slice; its grid is 1-D, capped as the other
- * copies' grids are, and each block loops over its tiles (kernels/templates/transpose.cu says why). */
+ * copies' grids are, and each block loops over its tiles (kernels/templates/transpose.cu says why).
+ */
 static cuarr_status transpose_launch(int device, device_kernels *t, CUstream stream, plan *p,
                                      cuarr_dtype dt, cuarr_dtype st) {
   cuarr_copy_variant v = {CUARR_FAMILY_TRANSPOSE, dt, st, 0, p->wide};
@@ -429,7 +368,7 @@ cuarr_status cuarr_copy_plan_describe(int ndim, const int64_t *shape, cuarr_dtyp
   if (dst == src)
     dst = src = cuarr_bits_dtype(dst);
   /* An address aligned for every dtype, far enough from 0 and from the top of the address
-   * space that the flips of reorder_axes stay inside it for any indexable layout. */
+   * space that the iterator's flips stay inside it for any indexable layout. */
   void *data = (void *)(uintptr_t)(UINT64_C(1) << 62);
   plan p;
   bool transpose;

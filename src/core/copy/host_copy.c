@@ -8,33 +8,12 @@
  */
 #include <stdlib.h>
 
-#include "array/shape_format.h"
 #include "array/cast.h"
 #include "array/host_iterate.h"
+#include "array/shape_format.h"
 #include "internal.h"
 
-/* ---- broadcasting and checks */
-
-/* Strides that read src (ndim_s, shape_s, strides_s) at every index of shape (NumPy rules,
- * stride 0 on new and stretched axes); false when the shapes do not broadcast.  As in NumPy's
- * assignment, src may have more axes than dst when the extra leading ones have extent 1. */
-static bool broadcast_strides(int ndim_s, const int64_t *shape_s, const int64_t *strides_s,
-                              int ndim, const int64_t *shape, int64_t *out) {
-  for (; ndim_s > ndim; ndim_s--, shape_s++, strides_s++) {
-    if (shape_s[0] != 1)
-      return false;
-  }
-  for (int i = ndim - 1; i >= 0; i--) {
-    int j = i - (ndim - ndim_s);
-    if (j < 0 || (shape_s[j] == 1 && shape[i] != 1))
-      out[i] = 0;
-    else if (shape_s[j] == shape[i])
-      out[i] = strides_s[j];
-    else
-      return false;
-  }
-  return true;
-}
+/* ---- checks */
 
 static cuarr_status check_host(const cuarr_array *a, const char *what) {
   cuarr_status st = cuarr_array_check_live(a);
@@ -56,7 +35,8 @@ cuarr_status cuarr_host_copy(const cuarr_array *dst, const cuarr_array *src) {
   if (st != CUARR_OK)
     return st;
   int64_t sstrides[CUARR_MAXDIM];
-  if (!broadcast_strides(src->ndim, src->shape, src->strides, dst->ndim, dst->shape, sstrides)) {
+  if (!cuarr_iter_broadcast_strides(src->ndim, src->shape, src->strides, dst->ndim, dst->shape,
+                                    sstrides)) {
     char from[CUARR_SHAPE_STR_SIZE], to[CUARR_SHAPE_STR_SIZE];
     return cuarr_fail(CUARR_VALUE_ERROR,
                       "could not broadcast input array from shape %s into shape %s",
@@ -94,11 +74,11 @@ cuarr_status cuarr_host_copy(const cuarr_array *dst, const cuarr_array *src) {
     cuarr_strides_c(src->ndim, src->shape, ssize, cstrides);
     cuarr_host_iterate(src->ndim, src->shape, tmp, cstrides, s, src->strides,
                        cuarr_host_raw_row(ssize));
-    broadcast_strides(src->ndim, src->shape, cstrides, dst->ndim, dst->shape, sstrides);
+    cuarr_iter_broadcast_strides(src->ndim, src->shape, cstrides, dst->ndim, dst->shape, sstrides);
     s = tmp;
   }
-  cuarr_host_row_fn row =
-      dst->dtype == src->dtype ? cuarr_host_raw_row(dsize) : cuarr_cast_rows[dst->dtype][src->dtype];
+  cuarr_host_row_fn row = dst->dtype == src->dtype ? cuarr_host_raw_row(dsize)
+                                                   : cuarr_cast_rows[dst->dtype][src->dtype];
   cuarr_host_iterate(dst->ndim, dst->shape, d, dst->strides, s, sstrides, row);
   free(tmp);
   return CUARR_OK;

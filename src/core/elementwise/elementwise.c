@@ -2,7 +2,8 @@
  * elementwise.c -- cuarr_ew_launch: check the operands, choose the layout class, find the
  * kernel in the program's cache (compiling it on the first call) and launch it.
  *
- * Layout classes, after broadcasting (stride 0) and collapsing the array operands' axes:
+ * Layout classes, after broadcasting (stride 0) and collapsing the array operands' axes (the
+ * iterator's stages, array/iter.h):
  *  - contiguous: one axis of stride 1 in every array operand; 16-byte vectors when every
  *    pointer is aligned for them, else element by element;
  *  - strided with 1..4 axes, or up to CUARR_MAXDIM counted at run time; with 1..4 axes the
@@ -24,7 +25,6 @@
 #include "array/shape_format.h"
 #include "compile/codegen.h"
 #include "elementwise/elementwise_private.h"
-#include "array/span.h"
 
 /* Array operands whose strides fit on the stack, and kernel-parameter bytes likewise. */
 #define STACK_SLOTS 16
@@ -36,26 +36,6 @@ static cuarr_status operand_error(const cuarr_ew_program *p, const cuarr_ew_oper
                                   const char *why) {
   return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s, operand %s: %s", p->name,
                     o->name ? o->name : "?", why);
-}
-
-/* a's byte strides seen with the loop's shape (NumPy broadcasting: stride 0 on axes a lacks
- * or has with extent 1); false when a does not broadcast to it. */
-static bool broadcast_strides(const cuarr_array *a, int ndim, const int64_t *shape,
-                              int64_t *strides) {
-  int extra = a->ndim - ndim;
-  for (int i = 0; i < extra; i++)
-    if (a->shape[i] != 1)
-      return false;
-  for (int d = 0; d < ndim; d++) {
-    int s = d + extra;
-    if (s < 0 || a->shape[s] == 1)
-      strides[d] = 0;
-    else if (a->shape[s] == shape[d])
-      strides[d] = a->strides[s];
-    else
-      return false;
-  }
-  return true;
 }
 
 static cuarr_status broadcast_error(const cuarr_ew_program *p, const cuarr_ew_operand *o, int ndim,
@@ -75,17 +55,8 @@ static cuarr_status broadcast_inputs(const cuarr_ew_program *p, int n, const cua
     const cuarr_array *a = ops[k].array;
     if (!a || ops[k].raw)
       continue;
-    int nd = a->ndim > *ndim ? a->ndim : *ndim;
-    int64_t out[CUARR_MAXDIM];
-    for (int d = 0; d < nd; d++) {
-      int da = d - (nd - a->ndim), ds = d - (nd - *ndim);
-      int64_t ea = da >= 0 ? a->shape[da] : 1, es = ds >= 0 ? shape[ds] : 1;
-      if (ea != es && ea != 1 && es != 1)
-        return broadcast_error(p, &ops[k], *ndim, shape);
-      out[d] = ea == 1 ? es : ea;
-    }
-    memcpy(shape, out, (size_t)nd * sizeof *shape);
-    *ndim = nd;
+    if (!cuarr_iter_broadcast_shape(ndim, shape, a->ndim, a->shape))
+      return broadcast_error(p, &ops[k], *ndim, shape);
   }
   return CUARR_OK;
 }
@@ -110,7 +81,7 @@ static bool overlaps_an_output(int n, const cuarr_ew_operand *ops, int k, int nd
     const cuarr_array *out = ops[j].array;
     if (!out || ops[j].raw || !ops[j].output || !cuarr_may_overlap(out, ops[k].array))
       continue;
-    if (!broadcast_strides(ops[k].array, ndim, shape, strides) ||
+    if (!cuarr_iter_broadcast(ops[k].array, ndim, shape, strides) ||
         !same_layout(out, ops[k].array, strides))
       return true;
   }
@@ -141,34 +112,6 @@ typedef struct plan {
   bool whole; /* contiguous vectors and no tail (cuarr_ew_program.whole_vectors) */
 } plan;
 
-/* Flip the axes along which the lead slot steps backwards (in every slot, moving the data
- * addresses to the other end), then order the axes by its strides, largest first. */
-static void reorder_axes(plan *p, int lead) {
-  for (int d = 0; d < p->ndim; d++) {
-    if (p->slots[lead].strides[d] >= 0)
-      continue;
-    for (int s = 0; s < p->n_slots; s++) {
-      slot *sl = &p->slots[s];
-      sl->data += (p->shape[d] - 1) * sl->strides[d] * sl->itemsize;
-      sl->strides[d] = -sl->strides[d];
-    }
-  }
-  const int64_t *key = p->slots[lead].strides;
-  for (int d = 1; d < p->ndim; d++) { /* insertion sort, stable: ties keep C order */
-    for (int e = d; e > 0 && key[e - 1] < key[e]; e--) {
-      int64_t t = p->shape[e];
-      p->shape[e] = p->shape[e - 1];
-      p->shape[e - 1] = t;
-      for (int s = 0; s < p->n_slots; s++) {
-        int64_t *st = p->slots[s].strides;
-        t = st[e];
-        st[e] = st[e - 1];
-        st[e - 1] = t;
-      }
-    }
-  }
-}
-
 static bool aligned(CUdeviceptr a, int64_t bytes) { return a % (uint64_t)bytes == 0; }
 
 /* Whether the innermost axis can move vectors of v elements (see the file comment). */
@@ -193,32 +136,39 @@ static bool rows_vectorise(plan *p, int v) {
   return true;
 }
 
-/* Collapse, measure and classify.  The slots' data and element strides are filled. */
+/* Reorder (any_order: the iterator flips the axes along which the lead slot steps backwards,
+ * in every slot, and orders the axes by its strides, largest first), collapse, measure and
+ * classify.  The slots' data and element strides are filled. */
 static cuarr_status plan_layout(plan *p, const cuarr_ew_program *program, bool any_order,
                                 int lead) {
-  if (any_order && p->n_slots > 0)
-    reorder_axes(p, lead);
   int64_t *strides[CUARR_EW_MAX_OPERANDS];
   for (int s = 0; s < p->n_slots; s++)
     strides[s] = p->slots[s].strides;
-  p->ndim = cuarr_collapse(p->ndim, p->shape, p->n_slots, strides);
-  if (p->ndim == 0) { /* one element */
-    p->ndim = 1;
-    p->shape[0] = 1;
+  if (any_order && p->n_slots > 0) {
+    char *data[CUARR_EW_MAX_OPERANDS];
+    int64_t itemsize[CUARR_EW_MAX_OPERANDS];
+    for (int s = 0; s < p->n_slots; s++) {
+      data[s] = p->slots[s].data;
+      itemsize[s] = p->slots[s].itemsize;
+    }
+    cuarr_iter_flip(p->ndim, p->shape, p->n_slots, strides, data, itemsize, lead, -1);
+    cuarr_iter_sort(p->ndim, p->shape, p->n_slots, strides, cuarr_iter_by(lead));
     for (int s = 0; s < p->n_slots; s++)
-      p->slots[s].strides[0] = 0;
+      p->slots[s].data = data[s];
   }
+  p->ndim = cuarr_iter_collapse_kernel(p->ndim, p->shape, p->n_slots, strides);
   bool contig = p->ndim == 1, fits = p->n <= INT32_MAX;
   int64_t widest = 0;
   for (int s = 0; s < p->n_slots; s++) {
     slot *sl = &p->slots[s];
-    int64_t below, span;
-    if (!cuarr_span_of(p->ndim, p->shape, sl->strides, &below, &span))
+    int64_t span;
+    char *base;
+    if (!cuarr_iter_place(p->ndim, p->shape, sl->strides, sl->data, sl->itemsize, &sl->origin,
+                          &base, &span))
       return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s: array strides are too large to index",
                         program->name);
-    sl->origin = below;
-    sl->base = (CUdeviceptr)(sl->data - below * sl->itemsize);
-    fits = fits && span < (int64_t)UINT32_MAX;
+    sl->base = (CUdeviceptr)base;
+    fits = fits && cuarr_iter_span_fits32(span);
     contig = contig && (sl->strides[0] == 1 || p->shape[0] == 1);
     widest = sl->itemsize > widest ? sl->itemsize : widest;
   }
@@ -448,17 +398,14 @@ static cuarr_status launch_checked(cuarr_ew_cache *cache, int device, CUstream s
                  .strides = all_strides + (size_t)sn * CUARR_MAXDIM};
     if (k == lead)
       lead_slot = sn;
-    bool ok = (uintptr_t)sl->data % (uintptr_t)sl->itemsize == 0;
+    bool ok;
     if (contig) {
       sl->strides[0] = 1;
+      ok = (uintptr_t)sl->data % (uintptr_t)sl->itemsize == 0;
     } else {
       int64_t bytes[CUARR_MAXDIM];
-      broadcast_strides(o->array, ndim, shape, bytes); /* checked by the caller */
-      for (int d = 0; d < ndim; d++) {
-        int64_t b = shape[d] > 1 ? bytes[d] : 0;
-        ok = ok && b % sl->itemsize == 0;
-        sl->strides[d] = b / sl->itemsize;
-      }
+      cuarr_iter_broadcast(o->array, ndim, shape, bytes); /* checked by the caller */
+      ok = cuarr_iter_element_strides(ndim, shape, bytes, sl->data, sl->itemsize, sl->strides);
     }
     if (!ok) {
       s = operand_error(program, o, "array data or strides are not multiples of the itemsize");
@@ -654,7 +601,7 @@ cuarr_status cuarr_ew_launch(cuarr_context *ctx, int device, cuarr_ew_program *p
                                "written");
     } else {
       int64_t strides[CUARR_MAXDIM];
-      if (!broadcast_strides(a, ndim, shape, strides))
+      if (!cuarr_iter_broadcast(a, ndim, shape, strides))
         return broadcast_error(program, o, ndim, shape);
       stage = stage || overlaps_an_output(n, ops, k, ndim, shape);
     }
@@ -697,6 +644,6 @@ cuarr_status cuarr_ew_flat_launch(int device, const cuarr_ew_flat *k, CUstream s
   p.n = count;
   p.vec = k->vec;
   p.layout = CUARR_EW_CONTIG;
-  return cuarr_launch_dependent(device, k->function, grid_for(&p, k->max_blocks),
-                                CUARR_EW_THREADS, 0, stream, params);
+  return cuarr_launch_dependent(device, k->function, grid_for(&p, k->max_blocks), CUARR_EW_THREADS,
+                                0, stream, params);
 }

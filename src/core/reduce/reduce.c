@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "array/result.h"
 #include "array/shape_format.h"
 #include "reduce/reduce.h"
 #include "array/casting.h"
@@ -211,36 +212,17 @@ cuarr_status cuarr_reduce(cuarr_context *ctx, cuarr_reduce_op op, const cuarr_ar
                       "zero-size array to reduction operation %s which has no identity",
                       numpy_names[op]);
 
-  cuarr_array res;
-  if (given) {
-    CUARR_TRY(check_out(op, out, device, result, ndim, shape));
-    res = *out;
-  } else {
-    CUARR_TRY(cuarr_array_empty(device, result, ndim, shape, false, stream, cuarr_ctx_reclaim(ctx),
-                                &res));
-  }
-  cuarr_status s = CUARR_OK;
-  if (cuarr_array_size(&res) == 0) {
-    /* no results: nothing to compute */
-  } else if (given && cuarr_may_overlap(&res, in)) { /* through a temporary */
-    cuarr_array tmp;
-    s = cuarr_array_empty(device, res.dtype, ndim, shape, false, stream, cuarr_ctx_reclaim(ctx),
-                          &tmp);
-    if (s == CUARR_OK) {
-      s = run(ctx, op, in, axes, args->keepdims, acc, args->index_base, &tmp);
-      if (s == CUARR_OK)
-        s = cuarr_copy(ctx, &res, &tmp);
-      cuarr_array_release(&tmp);
-    }
-  } else {
-    s = run(ctx, op, in, axes, args->keepdims, acc, args->index_base, &res);
-  }
   if (given)
-    return s;
-  if (s != CUARR_OK) {
-    cuarr_array_release(&res);
-    return s;
+    CUARR_TRY(check_out(op, out, device, result, ndim, shape));
+  cuarr_result r;
+  CUARR_TRY(cuarr_result_begin(&r, ctx, device, stream, result, ndim, shape, out));
+  cuarr_status s = CUARR_OK;
+  if (cuarr_array_size(&r.res) > 0) { /* else no results: nothing to compute */
+    cuarr_array *into;
+    s = cuarr_result_target(&r, ctx, device, stream, given && cuarr_may_overlap(&r.res, in),
+                            r.res.dtype, &into);
+    if (s == CUARR_OK)
+      s = run(ctx, op, in, axes, args->keepdims, acc, args->index_base, into);
   }
-  *out = res;
-  return CUARR_OK;
+  return cuarr_result_end(&r, ctx, s);
 }

@@ -22,9 +22,9 @@
 #include <string.h>
 
 #include "array/shape_format.h"
+#include "array/span.h"
 #include "compile/codegen.h"
 #include "compile/function_table.h"
-#include "array/span.h"
 #include "compile/hash.h"
 #include "reduce/reduce_engine.h"
 
@@ -95,37 +95,17 @@ typedef struct plan {
   unsigned bx, by, gx, splits;
 } plan;
 
-/* Stable sort of a group of axes by the first operand's |stride|, largest first. */
-static void sort_axes(int nd, int64_t *shape, int nops, int64_t (*strides)[CUARR_MAXDIM]) {
-  for (int d = 1; d < nd; d++) {
-    for (int e = d; e > 0; e--) {
-      int64_t a = strides[0][e - 1], b = strides[0][e];
-      if ((a < 0 ? -a : a) >= (b < 0 ? -b : b))
-        break;
-      int64_t t = shape[e];
-      shape[e] = shape[e - 1];
-      shape[e - 1] = t;
-      for (int k = 0; k < nops; k++) {
-        t = strides[k][e];
-        strides[k][e] = strides[k][e - 1];
-        strides[k][e - 1] = t;
-      }
-    }
-  }
-}
-
-static int collapse_group(int nd, int64_t *shape, int nops, int64_t (*strides)[CUARR_MAXDIM]) {
-  int64_t *ptrs[MAX_SLOTS + 1] = {NULL};
+/* A group of axes (the kept ones, or the reduced ones) through the iterator: sorted by the
+ * first operand's |stride|, largest first (unless the group's order is fixed), then collapsed
+ * to at least one axis.  The groups are arranged apart, so no axis moves between them. */
+static int arrange_group(int nd, int64_t *shape, int nops, int64_t (*strides)[CUARR_MAXDIM],
+                         bool sort) {
+  int64_t *ptrs[MAX_SLOTS + 1];
   for (int k = 0; k < nops; k++)
     ptrs[k] = strides[k];
-  nd = cuarr_collapse(nd, shape, nops, ptrs);
-  if (nd == 0) {
-    nd = 1;
-    shape[0] = 1;
-    for (int k = 0; k < nops; k++)
-      strides[k][0] = 0;
-  }
-  return nd;
+  if (sort)
+    cuarr_iter_sort(nd, shape, nops, ptrs, cuarr_iter_by(0));
+  return cuarr_iter_collapse_kernel(nd, shape, nops, ptrs);
 }
 
 static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
@@ -304,11 +284,8 @@ static cuarr_status plan_layout(plan *p, const cuarr_red_program *program, int n
       p->ndo++;
     }
   }
-  sort_axes(p->ndo, p->shape_o, o + 1, p->so);
-  if (!program->ordered)
-    sort_axes(p->ndr, p->shape_r, o, p->sr);
-  p->ndo = collapse_group(p->ndo, p->shape_o, o + 1, p->so);
-  p->ndr = collapse_group(p->ndr, p->shape_r, o, p->sr);
+  p->ndo = arrange_group(p->ndo, p->shape_o, o + 1, p->so, true);
+  p->ndr = arrange_group(p->ndr, p->shape_r, o, p->sr, !program->ordered);
   p->n_out = p->n_red = 1;
   for (int d = 0; d < p->ndo; d++)
     p->n_out *= p->shape_o[d];
@@ -406,8 +383,8 @@ static void put_values(unsigned char *at, size_t first, bool wide, const int64_t
   }
 }
 
-/* kernels/templates/reduction.cu's cuarr_red_layout.  Only the axes in use are written: the kernels read
- * no further (the rest of the fixed-size arrays is never looked at), and this runs on every
+/* kernels/templates/reduction.cu's cuarr_red_layout.  Only the axes in use are written: the kernels
+ * read no further (the rest of the fixed-size arrays is never looked at), and this runs on every
  * call. */
 static void pack_layout(const plan *p, unsigned char *at) {
   const int64_t head[4] = {p->n_out, p->n_red, p->ndo, p->ndr};

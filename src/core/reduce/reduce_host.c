@@ -513,24 +513,6 @@ typedef struct geom {
 
 static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
 
-/* Stable insertion sort of n axes by |a[]| descending, carrying shape[] and b[] (or NULL). */
-static void sort_axes(int n, int64_t *shape, int64_t *a, int64_t *b) {
-  for (int i = 1; i < n; i++) {
-    int64_t sh = shape[i], sa = a[i], sb = b ? b[i] : 0;
-    int j = i;
-    for (; j > 0 && abs64(a[j - 1]) < abs64(sa); j--) {
-      shape[j] = shape[j - 1];
-      a[j] = a[j - 1];
-      if (b)
-        b[j] = b[j - 1];
-    }
-    shape[j] = sh;
-    a[j] = sa;
-    if (b)
-      b[j] = sb;
-  }
-}
-
 /* False when there is no result to compute.  ordered: walk the reduced axes in C order. */
 static bool make_geom(const cuarr_reduce_call *c, bool ordered, geom *g) {
   const cuarr_array *in = c->in, *out = c->out;
@@ -539,45 +521,42 @@ static bool make_geom(const cuarr_reduce_call *c, bool ordered, geom *g) {
   g->nk = g->nr = 0;
   g->nred = 1;
   for (int d = 0; d < in->ndim; d++) {
-    int64_t n = in->shape[d], s = in->strides[d];
+    int64_t n = in->shape[d];
     if (c->axes >> d & 1) {
       g->nred *= n;
       if (n <= 1)
         continue;
-      if (s < 0 && !ordered) { /* walk it forwards: any order will do */
-        g->in += (n - 1) * s;
-        s = -s;
-      }
       g->rshape[g->nr] = n;
-      g->rin[g->nr++] = s;
+      g->rin[g->nr++] = in->strides[d];
     } else {
       if (n == 0)
         return false;
       if (n == 1)
         continue;
-      int64_t os = out->strides[d];
-      if (s < 0) { /* flip in both, so the input is read forwards */
-        g->in += (n - 1) * s;
-        g->out += (n - 1) * os;
-        s = -s;
-        os = -os;
-      }
       g->kshape[g->nk] = n;
-      g->kin[g->nk] = s;
-      g->kout[g->nk++] = os;
+      g->kin[g->nk] = in->strides[d];
+      g->kout[g->nk++] = out->strides[d];
     }
   }
-  sort_axes(g->nk, g->kshape, g->kin, g->kout);
+  /* The kept axes: flipped in both where the input steps backwards, so it is read forwards;
+   * the reduced ones too where any order will do. */
   int64_t *ks[2] = {g->kin, g->kout};
-  g->nk = cuarr_collapse(g->nk, g->kshape, 2, ks);
+  char *kdata[2] = {g->in, g->out};
+  cuarr_iter_flip(g->nk, g->kshape, 2, ks, kdata, NULL, 0, -1);
+  g->in = kdata[0];
+  g->out = kdata[1];
+  cuarr_iter_sort(g->nk, g->kshape, 2, ks, cuarr_iter_by(0));
+  g->nk = cuarr_iter_collapse(g->nk, g->kshape, 2, ks);
   if (g->nred == 0) {
     g->nr = 0; /* nothing to walk: every result is the identity */
     return true;
   }
-  if (!ordered)
-    sort_axes(g->nr, g->rshape, g->rin, NULL);
   int64_t *rs[1] = {g->rin};
-  g->nr = cuarr_collapse(g->nr, g->rshape, 1, rs); /* keeps C order: flat indices survive */
+  if (!ordered) {
+    cuarr_iter_flip(g->nr, g->rshape, 1, rs, &g->in, NULL, 0, -1);
+    cuarr_iter_sort(g->nr, g->rshape, 1, rs, cuarr_iter_by(0));
+  }
+  g->nr = cuarr_iter_collapse(g->nr, g->rshape, 1, rs); /* keeps C order: flat indices survive */
   return true;
 }
 

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "array/result.h"
 #include "array/shape_format.h"
 #include "reduce/reduce.h"
 #include "array/casting.h"
@@ -103,45 +104,24 @@ cuarr_status cuarr_scan(cuarr_context *ctx, cuarr_scan_op op, const cuarr_array 
   if (n == 0 && given)
     return CUARR_OK;
 
-  cuarr_array src = *in, copy = {0}, res;
+  cuarr_array src = *in, copy = {0};
   if (axis < 0 && n > 0)
     CUARR_TRY(flatten(ctx, in, stream, &src, &copy));
-  if (given) {
-    res = *out;
-  } else {
-    cuarr_status s =
-        cuarr_array_empty(device, result, ndim, shape, false, stream, cuarr_ctx_reclaim(ctx), &res);
-    if (s != CUARR_OK) {
-      if (copy.buf)
-        cuarr_array_release(&copy);
-      return s;
-    }
+  cuarr_result r;
+  cuarr_status s = cuarr_result_begin(&r, ctx, device, stream, result, ndim, shape, out);
+  if (s != CUARR_OK) {
+    if (copy.buf)
+      cuarr_array_release(&copy);
+    return s;
   }
-  int ax = axis < 0 ? 0 : axis;
-  cuarr_status s = CUARR_OK;
-  if (n == 0) {
-    /* nothing to compute */
-  } else if (given && cuarr_may_overlap(&res, &src) && !same_layout(&res, &src)) {
-    cuarr_array tmp;
-    s = cuarr_array_empty(device, res.dtype, ndim, shape, false, stream, cuarr_ctx_reclaim(ctx),
-                          &tmp);
-    if (s == CUARR_OK) {
-      s = run(ctx, op, &src, ax, acc, &tmp);
-      if (s == CUARR_OK)
-        s = cuarr_copy(ctx, &res, &tmp);
-      cuarr_array_release(&tmp);
-    }
-  } else {
-    s = run(ctx, op, &src, ax, acc, &res);
+  if (n > 0) { /* else nothing to compute */
+    bool overlaps = given && cuarr_may_overlap(&r.res, &src) && !same_layout(&r.res, &src);
+    cuarr_array *into;
+    s = cuarr_result_target(&r, ctx, device, stream, overlaps, r.res.dtype, &into);
+    if (s == CUARR_OK)
+      s = run(ctx, op, &src, axis < 0 ? 0 : axis, acc, into);
   }
   if (copy.buf) /* device memory: stream-ordered, safe once the scan is queued */
     cuarr_array_release(&copy);
-  if (given)
-    return s;
-  if (s != CUARR_OK) {
-    cuarr_array_release(&res);
-    return s;
-  }
-  *out = res;
-  return CUARR_OK;
+  return cuarr_result_end(&r, ctx, s);
 }

@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array/span.h"
 #include "compile/function_table.h"
 #include "compile/hash.h"
 #include "scan/scan_device.h"
@@ -61,12 +60,13 @@ typedef struct plan {
 static int64_t magnitude(int64_t x) { return x >= 0 ? x : x == INT64_MIN ? INT64_MAX : -x; }
 
 /* The kept axes of a scan (every axis but `axis`, extent-1 ones dropped), with the operands'
- * element strides; flipped where the input steps backwards (moving the data addresses to the
- * other end), sorted by the input's strides, largest first (ties: the output's), and
- * collapsed.  Any order will do, since rows are independent; this one makes neighbouring
- * rows neighbours in memory where they can be.  Returns the number of kept axes. */
+ * element strides, through the iterator: flipped where the input steps backwards (where it
+ * does not step, where the output does), sorted by the input's strides, largest first (ties:
+ * the output's, larger first), and collapsed.  Any order will do, since rows are independent;
+ * this one makes neighbouring rows neighbours in memory where they can be.  Returns the
+ * number of kept axes. */
 static int kept_axes(int ndim, const int64_t *shape, int axis, int64_t (*strides)[CUARR_MAXDIM],
-                     char **data, const size_t *itemsize, int64_t *kshape,
+                     char **data, const int64_t *itemsize, int64_t *kshape,
                      int64_t (*kstrides)[CUARR_MAXDIM]) {
   int kn = 0;
   for (int d = 0; d < ndim; d++) {
@@ -77,33 +77,11 @@ static int kept_axes(int ndim, const int64_t *shape, int axis, int64_t (*strides
       kstrides[k][kn] = strides[k][d];
     kn++;
   }
-  for (int e = 0; e < kn; e++) {
-    if (kstrides[0][e] > 0 || (kstrides[0][e] == 0 && kstrides[1][e] >= 0))
-      continue;
-    for (int k = 0; k < 2; k++) {
-      data[k] += (kshape[e] - 1) * kstrides[k][e] * (int64_t)itemsize[k];
-      kstrides[k][e] = -kstrides[k][e];
-    }
-  }
-  for (int d = 1; d < kn; d++) { /* insertion sort, stable */
-    for (int e = d; e > 0; e--) {
-      bool later_larger =
-          kstrides[0][e - 1] < kstrides[0][e] ||
-          (kstrides[0][e - 1] == kstrides[0][e] && kstrides[1][e - 1] < kstrides[1][e]);
-      if (!later_larger)
-        break;
-      int64_t t = kshape[e];
-      kshape[e] = kshape[e - 1];
-      kshape[e - 1] = t;
-      for (int k = 0; k < 2; k++) {
-        t = kstrides[k][e];
-        kstrides[k][e] = kstrides[k][e - 1];
-        kstrides[k][e - 1] = t;
-      }
-    }
-  }
   int64_t *ks[2] = {kstrides[0], kstrides[1]};
-  return cuarr_collapse(kn, kshape, 2, ks);
+  cuarr_iter_flip(kn, kshape, 2, ks, data, itemsize, 0, 1);
+  cuarr_iter_order by_input = {0, 1, true};
+  cuarr_iter_sort(kn, kshape, 2, ks, by_input);
+  return cuarr_iter_collapse(kn, kshape, 2, ks);
 }
 
 /* Which kernel, from the collapsed kept axes and the scan axis' strides. */
@@ -165,28 +143,22 @@ static void cols_launch(plan *p, cuarr_dtype acc) {
 /* Fill p for a scan along `axis` (extent >= 1) of n > 0 elements of `shape`; the operands'
  * data addresses, itemsizes and byte strides: in, then out. */
 static cuarr_status plan_make(plan *p, int ndim, const int64_t *shape, int axis, int64_t n,
-                              void *const *data_in, const size_t *itemsize,
+                              void *const *data_in, const size_t *itemsize_in,
                               const int64_t *const *byte_strides, cuarr_dtype acc) {
   memset(p, 0, sizeof *p);
   p->n = n;
   p->len = shape[axis];
   p->rows = n / p->len;
   char *data[2];
-  int64_t strides[2][CUARR_MAXDIM];
+  int64_t strides[2][CUARR_MAXDIM], itemsize[2];
   for (int k = 0; k < 2; k++) {
     data[k] = data_in[k];
-    int64_t size = (int64_t)itemsize[k];
+    itemsize[k] = (int64_t)itemsize_in[k];
     /* Strides in elements: every access is then aligned, which the GPU requires. */
-    bool aligned = (uintptr_t)data[k] % (uintptr_t)size == 0;
-    for (int d = 0; d < ndim; d++) {
-      int64_t s = shape[d] > 1 ? byte_strides[k][d] : 0;
-      aligned = aligned && s % size == 0;
-      strides[k][d] = s / size;
-    }
-    if (!aligned)
+    if (!cuarr_iter_element_strides(ndim, shape, byte_strides[k], data[k], itemsize[k], strides[k]))
       return cuarr_fail(CUARR_VALUE_ERROR,
                         "array data or strides are not multiples of the itemsize (%lld bytes)",
-                        (long long)size);
+                        (long long)itemsize[k]);
   }
   int64_t kshape[CUARR_MAXDIM], kstrides[2][CUARR_MAXDIM];
   int kn = kept_axes(ndim, shape, axis, strides, data, itemsize, kshape, kstrides);
@@ -209,18 +181,17 @@ static cuarr_status plan_make(plan *p, int ndim, const int64_t *shape, int axis,
 
   bool fits = n <= INT32_MAX;
   for (int k = 0; k < 2; k++) {
-    int64_t below, span;
-    if (!cuarr_span_of(p->ndim, p->extent, p->strides[k], &below, &span))
+    int64_t span;
+    if (!cuarr_iter_place(p->ndim, p->extent, p->strides[k], data[k], itemsize[k], &p->origin[k],
+                          &p->base[k], &span))
       return cuarr_fail(CUARR_VALUE_ERROR, "array strides are too large to index");
-    p->origin[k] = below;
-    p->base[k] = data[k] - below * (int64_t)itemsize[k];
-    fits = fits && span < (int64_t)UINT32_MAX; /* every offset, 0..span, fits in 32 bits */
+    fits = fits && cuarr_iter_span_fits32(span);
   }
   p->wide = !fits;
   /* The contiguous kernels move 16-byte packs where the dtypes' sizes and the addresses let
    * them (a whole pack of in is a whole pack of out). */
   if (cuarr_scan_shape_is_contig(p->shape) &&
-      cuarr_scan_vec_fits(itemsize[0], cuarr_dtype_size(acc), itemsize[1]) &&
+      cuarr_scan_vec_fits(itemsize_in[0], cuarr_dtype_size(acc), itemsize_in[1]) &&
       (uintptr_t)p->base[0] % 16 == 0 && (uintptr_t)p->base[1] % 16 == 0)
     p->shape =
         p->shape == CUARR_SCAN_ROWS_ONE ? CUARR_SCAN_ROWS_ONE_VEC : CUARR_SCAN_ROWS_CONTIG_VEC;
@@ -244,7 +215,7 @@ cuarr_status cuarr_scan_plan_describe(int ndim, const int64_t *shape, int axis, 
     if (shape[d] < 1 || __builtin_mul_overflow(n, shape[d], &n))
       return cuarr_fail(CUARR_VALUE_ERROR, "bad shape");
   /* An address aligned for every dtype, far enough from 0 and from the top of the address
-   * space that the flips of kept_axes stay inside it for any indexable layout. */
+   * space that the iterator's flips stay inside it for any indexable layout. */
   char *data = (char *)(uintptr_t)(UINT64_C(1) << 62);
   void *datas[2] = {data, data};
   size_t itemsize[2] = {cuarr_dtype_size(in), cuarr_dtype_size(out)};
@@ -330,31 +301,16 @@ static cuarr_status kernel_for(int device, const cuarr_scan_variant *v, CUfuncti
 
 /* ---------------------------------------------------------------- launches */
 
-/* The kernel's cuarr_layout<I, axes, 2> parameter (kernels/include/common.cuh): a flat array of I
- * holding n, ndim, origin[2], shape[axes], strides[2][axes]; negative strides modulo 2^bits. */
+/* The kernel's cuarr_layout<I, axes, 2> parameter (kernels/include/common.cuh), packed by the
+ * iterator's last stage. */
 typedef union layout_arg {
-  uint32_t u32[2 + 2 + 3 * CUARR_MAXDIM];
-  uint64_t u64[2 + 2 + 3 * CUARR_MAXDIM];
+  uint32_t u32[CUARR_ITER_LAYOUT_MAX];
+  uint64_t u64[CUARR_ITER_LAYOUT_MAX];
 } layout_arg;
 
 static void layout_pack(const plan *p, int axes, layout_arg *out) {
-  uint64_t v[2 + 2 + 3 * CUARR_MAXDIM];
-  int at = 0;
-  v[at++] = (uint64_t)p->n;
-  v[at++] = (uint64_t)p->ndim;
-  for (int k = 0; k < 2; k++)
-    v[at++] = (uint64_t)p->origin[k];
-  for (int d = 0; d < axes; d++) /* the generic kernel's unused axes: extent 1, stride 0 */
-    v[at++] = d < p->ndim ? (uint64_t)p->extent[d] : 1;
-  for (int k = 0; k < 2; k++)
-    for (int d = 0; d < axes; d++)
-      v[at++] = d < p->ndim ? (uint64_t)p->strides[k][d] : 0;
-  for (int i = 0; i < at; i++) {
-    if (p->wide)
-      out->u64[i] = v[i];
-    else
-      out->u32[i] = (uint32_t)v[i];
-  }
+  const int64_t *strides[2] = {p->strides[0], p->strides[1]};
+  cuarr_iter_pack(out, p->wide, p->n, p->ndim, axes, p->extent, 2, p->origin, strides);
 }
 
 /* A count as the kernel's index type. */

@@ -193,27 +193,21 @@ static void make_geom(const cuarr_scan_call *c, geom *g) {
   g->aout = out->strides[c->axis];
   g->nk = 0;
   for (int d = 0; d < in->ndim; d++) {
-    int64_t n = in->shape[d], s = in->strides[d], os = out->strides[d];
-    if (d == c->axis || n == 1)
+    if (d == c->axis || in->shape[d] == 1)
       continue;
-    if (s < 0) { /* flip in both: the lines are independent */
-      g->in += (n - 1) * s;
-      g->out += (n - 1) * os;
-      s = -s;
-      os = -os;
-    }
-    int j = g->nk++; /* insertion, by input stride descending, stable */
-    for (; j > 0 && g->kin[j - 1] < s; j--) {
-      g->kshape[j] = g->kshape[j - 1];
-      g->kin[j] = g->kin[j - 1];
-      g->kout[j] = g->kout[j - 1];
-    }
-    g->kshape[j] = n;
-    g->kin[j] = s;
-    g->kout[j] = os;
+    g->kshape[g->nk] = in->shape[d];
+    g->kin[g->nk] = in->strides[d];
+    g->kout[g->nk++] = out->strides[d];
   }
+  /* The lines are independent: flip in both where the input steps backwards, then order by
+   * the input's strides, largest first. */
   int64_t *ks[2] = {g->kin, g->kout};
-  g->nk = cuarr_collapse(g->nk, g->kshape, 2, ks);
+  char *data[2] = {g->in, g->out};
+  cuarr_iter_flip(g->nk, g->kshape, 2, ks, data, NULL, 0, -1);
+  g->in = data[0];
+  g->out = data[1];
+  cuarr_iter_sort(g->nk, g->kshape, 2, ks, cuarr_iter_by(0));
+  g->nk = cuarr_iter_collapse(g->nk, g->kshape, 2, ks);
 }
 
 /* ---- the two walks */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array/result.h"
 #include "array/shape_format.h"
 #include "ufunc/ufunc.h"
 
@@ -61,34 +62,19 @@ static cuarr_status broadcast_error(const cuarr_ufunc *u, const cuarr_operand *i
 /* The inputs' common shape (NumPy rules; scalars have shape ()). */
 static cuarr_status broadcast_shape(const cuarr_ufunc *u, const cuarr_operand *in, int *ndim,
                                     int64_t *shape) {
-  int nd = 0;
-  for (int i = 0; i < u->nin; i++) {
-    if (in[i].array && in[i].array->ndim > nd)
-      nd = in[i].array->ndim;
-  }
-  for (int k = 0; k < nd; k++)
-    shape[k] = 1;
+  *ndim = 0;
   for (int i = 0; i < u->nin; i++) {
     const cuarr_array *a = in[i].array;
-    for (int j = 0; a && j < a->ndim; j++) {
-      int64_t e = a->shape[j], *s = &shape[nd - a->ndim + j];
-      if (e == *s || e == 1)
-        continue;
-      if (*s != 1)
-        return broadcast_error(u, in);
-      *s = e;
-    }
+    if (a && !cuarr_iter_broadcast_shape(ndim, shape, a->ndim, a->shape))
+      return broadcast_error(u, in);
   }
-  *ndim = nd;
   return CUARR_OK;
 }
 
-/* The strides that read a at every index of (ndim, shape), which a broadcasts to. */
+/* The strides that read a at every index of (ndim, shape), which a broadcasts to (checked
+ * before: broadcast_shape, check_out_shape): the iterator's broadcast stage. */
 static void broadcast_strides(const cuarr_array *a, int ndim, const int64_t *shape, int64_t *out) {
-  for (int k = 0; k < ndim; k++) {
-    int j = k - (ndim - a->ndim);
-    out[k] = j < 0 || (a->shape[j] == 1 && shape[k] != 1) ? 0 : a->strides[j];
-  }
+  (void)cuarr_iter_broadcast(a, ndim, shape, out);
 }
 
 /* A given output: the inputs' shape must broadcast to the output's. */
@@ -208,7 +194,6 @@ cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int devi
   int64_t shape[CUARR_MAXDIM];
   CUARR_TRY(broadcast_shape(u, in, &ndim, shape));
 
-  cuarr_array res;
   if (given) {
     CUARR_TRY(check_out_shape(out, ndim, shape));
     if (!cuarr_can_cast_same_kind(r.out, out->dtype))
@@ -216,35 +201,28 @@ cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int devi
                         "Cannot cast ufunc '%s' output from %s to %s with casting rule "
                         "'same_kind'",
                         u->name, cuarr_dtype_name(r.out), cuarr_dtype_name(out->dtype));
-    res = *out;
-  } else {
-    CUARR_TRY(
-        cuarr_array_empty(device, r.out, ndim, shape, false, stream, cuarr_ctx_reclaim(ctx), &res));
   }
-
+  /* The engines write a given output in place, casting as they store and staging overlapping
+   * inputs themselves (below for the host loop), so the result never needs a temporary. */
+  cuarr_result result;
+  CUARR_TRY(cuarr_result_begin(&result, ctx, device, stream, r.out, ndim, shape, out));
+  cuarr_array *res = &result.res;
   cuarr_status s = CUARR_OK;
-  if (cuarr_array_size(&res) > 0) {
+  if (cuarr_array_size(res) > 0) {
     cuarr_operand args[3];
     cuarr_array tmps[3] = {{0}};
     for (int i = 0; i < nin; i++)
       args[i] = in[i];
     if (given && device == CUARR_HOST) /* the device engine stages overlaps itself */
-      s = stage_overlaps(ctx, u, device, stream, &res, args, tmps);
+      s = stage_overlaps(ctx, u, device, stream, res, args, tmps);
     if (s == CUARR_OK && device == CUARR_HOST)
-      run_host(&r, nin, args, &res);
+      run_host(&r, nin, args, res);
     else if (s == CUARR_OK)
-      s = run_device(ctx, device, &r, nin, args, &res);
+      s = run_device(ctx, device, &r, nin, args, res);
     for (int i = 0; i < nin; i++) { /* device memory: stream-ordered, safe once queued */
       if (tmps[i].buf)
         cuarr_array_release(&tmps[i]);
     }
   }
-  if (given)
-    return s;
-  if (s != CUARR_OK) {
-    cuarr_array_release(&res);
-    return s;
-  }
-  *out = res;
-  return CUARR_OK;
+  return cuarr_result_end(&result, ctx, s);
 }

@@ -1,11 +1,12 @@
 /*
  * host_loop.c -- running a resolved ufunc over host operands of any layout and dtype.
  *
- * The walk: flip the axes on which the output steps backwards, order the axes by the output's
- * strides (largest first, so a transposed output is still written in memory order), collapse
- * what is contiguous in every operand (cuarr_collapse), then hand each row along the innermost
- * axis to the loop's typed row.  Element order does not matter: the output shares memory with
- * an input only element for element (call.c stages any other overlap through a temporary).
+ * The walk, through the iterator's stages (array/iter.h): flip the axes on which the output
+ * steps backwards, order the axes by the output's strides (largest first, so a transposed
+ * output is still written in memory order), collapse what is contiguous in every operand, then
+ * hand each row along the innermost axis to the loop's typed row.  Element order does not matter:
+ * the output shares memory with an input only element for element (call.c stages any other overlap
+ * through a temporary).
  *
  * An operand whose dtype is not the loop's is converted in blocks of BLOCK elements through a
  * buffer on the stack (inputs before the row, the output after it), so one typed row per loop
@@ -52,8 +53,8 @@ static void convert_row(const run *st, char *const *p, const int64_t *s, int64_t
     }
     st->r->host(q, qs, m);
     if (st->convert[nin]) {
-      cuarr_cast_rows[st->have[nin]][st->want[nin]](p[nin] + k0 * s[nin], s[nin], buf[nin],
-                                                    qs[nin], m);
+      cuarr_cast_rows[st->have[nin]][st->want[nin]](p[nin] + k0 * s[nin], s[nin], buf[nin], qs[nin],
+                                                    m);
     }
   }
 }
@@ -64,8 +65,6 @@ static void do_row(const run *st, char *const *p, const int64_t *s, int64_t n) {
   else
     st->r->host(p, s, n);
 }
-
-static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
 
 void cuarr_uf_host_run(const cuarr_uf_resolved *r, int nin, const cuarr_uf_host_operand *ops,
                        int ndim, const int64_t *shape_in) {
@@ -80,37 +79,17 @@ void cuarr_uf_host_run(const cuarr_uf_resolved *r, int nin, const cuarr_uf_host_
     st.convert[i] = st.have[i] != st.want[i];
     st.any_convert = st.any_convert || st.convert[i];
   }
+  int64_t *sp[MAXOP] = {strides[0], strides[1], strides[2], strides[3]};
   for (int d = 0; d < ndim; d++) {
     shape[d] = shape_in[d];
     if (shape[d] == 0)
       return;
     for (int i = 0; i < nop; i++)
       strides[i][d] = ops[i].strides[d];
-    if (strides[o][d] < 0 && shape[d] > 1) { /* flip the axis in every operand */
-      for (int i = 0; i < nop; i++) {
-        p[i] += (shape[d] - 1) * strides[i][d];
-        strides[i][d] = -strides[i][d];
-      }
-    }
   }
-  /* stable insertion sort of the axes, descending by the output's stride */
-  for (int d = 1; d < ndim; d++) {
-    int64_t sh = shape[d], st_d[MAXOP];
-    for (int i = 0; i < nop; i++)
-      st_d[i] = strides[i][d];
-    int j = d;
-    while (j > 0 && abs64(strides[o][j - 1]) < abs64(st_d[o])) {
-      shape[j] = shape[j - 1];
-      for (int i = 0; i < nop; i++)
-        strides[i][j] = strides[i][j - 1];
-      j--;
-    }
-    shape[j] = sh;
-    for (int i = 0; i < nop; i++)
-      strides[i][j] = st_d[i];
-  }
-  int64_t *sp[MAXOP] = {strides[0], strides[1], strides[2], strides[3]};
-  int nd = cuarr_collapse(ndim, shape, nop, sp);
+  cuarr_iter_flip(ndim, shape, nop, sp, p, NULL, o, -1);
+  cuarr_iter_sort(ndim, shape, nop, sp, cuarr_iter_by(o));
+  int nd = cuarr_iter_collapse(ndim, shape, nop, sp);
 
   int64_t inner[MAXOP];
   if (nd == 0) { /* one element */

@@ -13,9 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array/result.h"
 #include "array/shape_format.h"
-#include "user/kernel_params.h"
 #include "reduce/reduce_engine.h"
+#include "user/kernel_params.h"
 
 struct cuarr_reduction_kernel {
   int nin, n_params;
@@ -46,9 +47,11 @@ void cuarr_reduction_kernel_free(cuarr_reduction_kernel *k) {
 int cuarr_reduction_kernel_nin(const cuarr_reduction_kernel *k) { return k ? k->nin : 0; }
 
 cuarr_status cuarr_reduction_kernel_new(const char *in_params, const char *out_params,
-                                  const char *map_expr, const char *reduce_expr,
-                                  const char *post_map_expr, const char *identity, const char *name,
-                                  const cuarr_reduction_kernel_options *opts, cuarr_reduction_kernel **out) {
+                                        const char *map_expr, const char *reduce_expr,
+                                        const char *post_map_expr, const char *identity,
+                                        const char *name,
+                                        const cuarr_reduction_kernel_options *opts,
+                                        cuarr_reduction_kernel **out) {
   *out = NULL;
   if (!in_params || !out_params || !map_expr || !reduce_expr || !post_map_expr)
     return cuarr_fail(CUARR_VALUE_ERROR, "a reduction kernel needs in_params, out_params, "
@@ -132,8 +135,9 @@ static cuarr_status check_device_array(const cuarr_reduction_kernel *k, const cu
 
 /* Placeholders: the given output, the input arrays, then scalars for the rest (see
  * cuarr_kp_bind_types: a Lua integer binds int64, a float the default float dtype). */
-static cuarr_status bind(const cuarr_reduction_kernel *k, const cuarr_operand *in, const cuarr_array *out,
-                         int device, cuarr_dtype weak_float, cuarr_dtype *types, int *reduce) {
+static cuarr_status bind(const cuarr_reduction_kernel *k, const cuarr_operand *in,
+                         const cuarr_array *out, int device, cuarr_dtype weak_float,
+                         cuarr_dtype *types, int *reduce) {
   cuarr_kp_binding b;
   cuarr_kp_binding_init(&b);
   const cuarr_kparam *ins = k->params, *op = &k->params[k->nin];
@@ -156,8 +160,8 @@ static cuarr_status bind(const cuarr_reduction_kernel *k, const cuarr_operand *i
 }
 
 cuarr_status cuarr_reduction_kernel_call(cuarr_context *ctx, cuarr_reduction_kernel *k, int device,
-                                   const cuarr_operand *in, uint64_t axes, bool keepdims,
-                                   cuarr_dtype weak_float_dtype, cuarr_array *out) {
+                                         const cuarr_operand *in, uint64_t axes, bool keepdims,
+                                         cuarr_dtype weak_float_dtype, cuarr_array *out) {
   if (!k || !out || (k->nin > 0 && !in))
     return cuarr_fail(CUARR_VALUE_ERROR, "no kernel, inputs or output");
   if (device == CUARR_HOST)
@@ -201,7 +205,6 @@ cuarr_status cuarr_reduction_kernel_call(cuarr_context *ctx, cuarr_reduction_ker
       rshape[rnd++] = 1;
   }
   cuarr_dtype out_dtype = types[k->nin];
-  cuarr_array res;
   CUstream stream = NULL;
   CUARR_TRY(cuarr_ctx_stream_for(ctx, device, &stream));
   if (given) {
@@ -215,11 +218,10 @@ cuarr_status cuarr_reduction_kernel_call(cuarr_context *ctx, cuarr_reduction_ker
       if (in[j].array && cuarr_may_overlap(out, in[j].array))
         return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s: out shares memory with input %s", k->name,
                           k->params[j].name);
-    res = *out;
-  } else {
-    CUARR_TRY(cuarr_array_empty(device, out_dtype, rnd, rshape, false, stream,
-                                cuarr_ctx_reclaim(ctx), &res));
   }
+  cuarr_result r;
+  CUARR_TRY(cuarr_result_begin(&r, ctx, device, stream, out_dtype, rnd, rshape, out));
+  const cuarr_array res = r.res;
   cuarr_status s = CUARR_OK;
   if (cuarr_array_size(&res) > 0) {
     /* out seen with the inputs' ndim: extent 1, stride 0 on the reduced axes */
@@ -253,12 +255,5 @@ cuarr_status cuarr_reduction_kernel_call(cuarr_context *ctx, cuarr_reduction_ker
     };
     s = cuarr_red_launch(ctx, device, &k->program, k->nin, ops, &t, &view, axes);
   }
-  if (given)
-    return s;
-  if (s != CUARR_OK) {
-    cuarr_array_release(&res);
-    return s;
-  }
-  *out = res;
-  return CUARR_OK;
+  return cuarr_result_end(&r, ctx, s);
 }

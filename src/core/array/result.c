@@ -1,0 +1,51 @@
+/*
+ * result.c -- the one "write the result" ending (result.h): in place, allocated, or through
+ * a temporary.
+ */
+#include "array/result.h"
+
+cuarr_status cuarr_result_begin(cuarr_result *r, cuarr_context *ctx, int device, CUstream stream,
+                                cuarr_dtype dtype, int ndim, const int64_t *shape,
+                                cuarr_array *out) {
+  r->out = out;
+  r->given = out->buf != NULL;
+  r->tmp.buf = NULL;
+  if (r->given) {
+    r->res = *out;
+    return CUARR_OK;
+  }
+  return cuarr_array_empty(device, dtype, ndim, shape, false, stream, cuarr_ctx_reclaim(ctx),
+                           &r->res);
+}
+
+cuarr_status cuarr_result_target(cuarr_result *r, cuarr_context *ctx, int device, CUstream stream,
+                                 bool through_temporary, cuarr_dtype dtype, cuarr_array **target) {
+  if (!through_temporary) {
+    *target = &r->res;
+    return CUARR_OK;
+  }
+  cuarr_status s = cuarr_array_empty(device, dtype, r->res.ndim, r->res.shape, false, stream,
+                                     cuarr_ctx_reclaim(ctx), &r->tmp);
+  if (s != CUARR_OK) {
+    r->tmp.buf = NULL;
+    return s;
+  }
+  *target = &r->tmp;
+  return CUARR_OK;
+}
+
+cuarr_status cuarr_result_end(cuarr_result *r, cuarr_context *ctx, cuarr_status s) {
+  if (r->tmp.buf) { /* device memory: stream-ordered, safe to release once the copy is queued */
+    if (s == CUARR_OK)
+      s = cuarr_copy(ctx, &r->res, &r->tmp);
+    cuarr_array_release(&r->tmp);
+  }
+  if (r->given)
+    return s;
+  if (s != CUARR_OK) {
+    cuarr_array_release(&r->res);
+    return s;
+  }
+  *r->out = r->res;
+  return CUARR_OK;
+}
