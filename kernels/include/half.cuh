@@ -21,9 +21,7 @@
 #define CUARR_ELEMENTWISE_HALF_CUH
 
 template <bool B, typename T = void> struct cuarr_enable_if {};
-template <typename T> struct cuarr_enable_if<true, T> {
-  typedef T type;
-};
+template <typename T> struct cuarr_enable_if<true, T> { typedef T type; };
 
 /* The built-in arithmetic types (no <type_traits> without headers).  These traits' values are
  * enumerators, not static constexpr members, which NVRTC would put in the PTX as globals, one

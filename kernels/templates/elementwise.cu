@@ -30,9 +30,7 @@
 #define CUARR_ELEMENTWISE_CU
 
 /* V elements moved by one 16-byte (or narrower) access: the struct is aligned to its size. */
-template <typename T, int V> struct alignas(sizeof(T) * V) cuarr_ew_vec {
-  T v[V];
-};
+template <typename T, int V> struct alignas(sizeof(T) * V) cuarr_ew_vec { T v[V]; };
 
 /* The vector at element offset off (a multiple of V, aligned as the host checked): the strided
  * loops' vector loads and stores.  The contiguous loops index cuarr_ew_vec pointers

@@ -12,8 +12,8 @@
  * later.
  */
 extern "C" __global__ void __launch_bounds__(256)
-cuarr_read_back(const unsigned char *src, unsigned char *dst, unsigned int n,
-                volatile unsigned int *flag, unsigned int tag) {
+    cuarr_read_back(const unsigned char *src, unsigned char *dst, unsigned int n,
+                    volatile unsigned int *flag, unsigned int tag) {
 #if __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif

@@ -1,5 +1,6 @@
-/* test_array_identity.c -- the binding's memory of recently recognised arrays (cuarr_lua_to_array_in,
- * src/lua/ndarray.c) never takes another userdata for a collected array at the same address.
+/* test_array_identity.c -- the binding's memory of recently recognised arrays
+ * (cuarr_lua_to_array_in, src/lua/ndarray.c) never takes another userdata for a collected array at
+ * the same address.
  *
  * Lua code cannot place a foreign userdata where an array was; C can: after an array the
  * binding has remembered is collected, a userdata of the array's size is made (glibc hands the

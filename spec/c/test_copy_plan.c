@@ -1,14 +1,14 @@
 /*
  * test_copy_plan.c -- which kernel a device copy takes, planned without a device: the tiled
- * transpose (kernels/templates/transpose.cu) where dst and src are contiguous along different axes, the
- * strided kernels elsewhere, and the axes the transpose kernel is handed.
+ * transpose (kernels/templates/transpose.cu) where dst and src are contiguous along different axes,
+ * the strided kernels elsewhere, and the axes the transpose kernel is handed.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "copy/copy_source.h"
 #include "ctest.h"
 #include "internal.h"
-#include "copy/copy_source.h"
 
 /* Byte strides of a C-contiguous array of `shape`. */
 static void c_strides(int nd, const int64_t *shape, size_t itemsize, int64_t *out) {

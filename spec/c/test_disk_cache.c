@@ -17,9 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compile/disk_cache.h"
 #include "ctest.h"
 #include "internal.h"
-#include "compile/disk_cache.h"
 
 static char root[] = "/tmp/cuarr_disk_cache_XXXXXX";
 static char fake_nvrtc[PATH_MAX];

@@ -9,8 +9,8 @@
 #include <time.h>
 
 #include "ctest.h"
-#include "internal.h"
 #include "elementwise/elementwise_private.h"
+#include "internal.h"
 #include "kernel_checks.h"
 
 /* NVRTC's fast-compile mode where it exists (as copy_compile_all.c): the same front end and
@@ -335,19 +335,21 @@ static void test_user_features(void) {
 
 /* ---------------------------------------------------------------- ElementwiseKernel */
 
-static cuarr_status make(const char *in, const char *out, const char *name, cuarr_elementwise_kernel **k) {
+static cuarr_status make(const char *in, const char *out, const char *name,
+                         cuarr_elementwise_kernel **k) {
   return cuarr_elementwise_kernel_new(in, out, "y = x", name, NULL, k);
 }
 
 static void test_parse(void) {
   cuarr_elementwise_kernel *k = NULL;
-  CHECK(cuarr_elementwise_kernel_new("float32 x, T y, raw T z", "T w", "w = x", "k", NULL, &k) == CUARR_OK &&
+  CHECK(cuarr_elementwise_kernel_new("float32 x, T y, raw T z", "T w", "w = x", "k", NULL, &k) ==
+                CUARR_OK &&
             cuarr_elementwise_kernel_nin(k) == 3 && cuarr_elementwise_kernel_nout(k) == 1,
         "\"float32 x, T y, raw T z\" -> \"T w\": 3 inputs, 1 output");
   cuarr_elementwise_kernel_free(k);
   k = NULL;
-  CHECK(make("", "  raw  uint8   y ", "k", &k) == CUARR_OK && cuarr_elementwise_kernel_nin(k) == 0 &&
-            cuarr_elementwise_kernel_nout(k) == 1,
+  CHECK(make("", "  raw  uint8   y ", "k", &k) == CUARR_OK &&
+            cuarr_elementwise_kernel_nin(k) == 0 && cuarr_elementwise_kernel_nout(k) == 1,
         "no inputs, spaces around a raw output");
   cuarr_elementwise_kernel_free(k);
   k = NULL;
@@ -356,7 +358,8 @@ static void test_parse(void) {
   cuarr_elementwise_kernel_options o = {
       .preamble = "", .options = (const char *[]){"-DX=1"}, .n_options = 1};
   k = NULL;
-  CHECK(cuarr_elementwise_kernel_new("T x", "T y", "y = x", "k", &o, &k) == CUARR_OK, "options are kept");
+  CHECK(cuarr_elementwise_kernel_new("T x", "T y", "y = x", "k", &o, &k) == CUARR_OK,
+        "options are kept");
   cuarr_elementwise_kernel_free(k);
 
   struct {
@@ -408,10 +411,12 @@ static void test_call_errors(void) {
   cuarr_array out[2];
   memset(out, 0, sizeof out);
   cuarr_operand in[2] = {{.array = &f32}, {.array = &f32}};
-  CHECK(cuarr_elementwise_kernel_call(NULL, k, CUARR_HOST, in, out, -1, CUARR_FLOAT64) == CUARR_VALUE_ERROR,
+  CHECK(cuarr_elementwise_kernel_call(NULL, k, CUARR_HOST, in, out, -1, CUARR_FLOAT64) ==
+            CUARR_VALUE_ERROR,
         "a call on the host is a ValueError");
   in[1].array = &h;
-  CHECK(cuarr_elementwise_kernel_call(NULL, k, 0, in, out, -1, CUARR_FLOAT64) == CUARR_VALUE_ERROR &&
+  CHECK(cuarr_elementwise_kernel_call(NULL, k, 0, in, out, -1, CUARR_FLOAT64) ==
+                CUARR_VALUE_ERROR &&
             strstr(cuarr_last_error(), "runs on the device"),
         "a host array argument is a ValueError (\"ElementwiseKernel runs on the device\")");
   in[0].array = &f64;
@@ -438,7 +443,8 @@ static void test_call_errors(void) {
   in[1].scalar = (cuarr_scalar){.dtype = CUARR_INT64, .v.i = 1};
   in[1].weak = true;
   in[0] = in[1];
-  CHECK(cuarr_elementwise_kernel_call(NULL, k, 0, in, out, -1, CUARR_FLOAT64) == CUARR_VALUE_ERROR &&
+  CHECK(cuarr_elementwise_kernel_call(NULL, k, 0, in, out, -1, CUARR_FLOAT64) ==
+                CUARR_VALUE_ERROR &&
             strstr(cuarr_last_error(), "undecided"),
         "scalars only and no size: the loop size is undecided (ValueError)");
   CHECK(!out[0].buf, "a failed call leaves the outputs as they were");

@@ -6,13 +6,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "copy/copy_source.h"
 #include "ctest.h"
 #include "internal.h"
-#include "copy/copy_source.h"
 #include "kernel_sources.h"
 
-/* The specialisations, counted by hand from the rules in kernels/templates/copy.cu, transpose.cu and
- * fill.cu.  32-bit indexing:
+/* The specialisations, counted by hand from the rules in kernels/templates/copy.cu, transpose.cu
+ * and fill.cu.  32-bit indexing:
  *  - copies: 132 pairs of different dtypes x 6 shapes (contig, nd1..nd4, ndN), plus the 4
  *    same-width bit copies (uint8..uint64) x 5 strided shapes (contiguous ones are memcpys);
  *  - transposes: the same 132 + 4 pairs, one kernel each (any number of batch axes);

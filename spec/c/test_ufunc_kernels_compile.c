@@ -16,8 +16,8 @@
 #include <time.h>
 
 #include "ctest.h"
-#include "internal.h"
 #include "elementwise/elementwise_private.h"
+#include "internal.h"
 #include "kernel_checks.h"
 #include "ufunc/ufunc.h"
 

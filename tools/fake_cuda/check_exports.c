@@ -27,10 +27,11 @@ int main(int argc, char **argv) {
 #define CHECK_(f)                                                                                  \
   n++;                                                                                             \
   if (!dlsym(h, XSTR(f))) {                                                                        \
-    fprintf(stderr, "check_exports: %s lacks %s\n", argv[1], XSTR(f));                            \
+    fprintf(stderr, "check_exports: %s lacks %s\n", argv[1], XSTR(f));                             \
     missing++;                                                                                     \
   }
   CUARR_DRIVER_FUNCTIONS(CHECK_)
-  if (!missing) printf("check_exports: all %d driver entry points of driver.h exported\n", n);
+  if (!missing)
+    printf("check_exports: all %d driver entry points of driver.h exported\n", n);
   return missing ? 1 : 0;
 }

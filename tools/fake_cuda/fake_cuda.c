@@ -41,7 +41,8 @@ static atomic_ulong fake_counts[FAKE_N_FUNCTIONS];
 
 #define COUNT(f)                                                                                   \
   do {                                                                                             \
-    if (counting) atomic_fetch_add_explicit(&fake_counts[FAKE_##f], 1, memory_order_relaxed);     \
+    if (counting)                                                                                  \
+      atomic_fetch_add_explicit(&fake_counts[FAKE_##f], 1, memory_order_relaxed);                  \
   } while (0)
 
 __attribute__((constructor)) static void fake_start(void) {
@@ -50,11 +51,13 @@ __attribute__((constructor)) static void fake_start(void) {
 }
 
 __attribute__((destructor)) static void fake_report(void) {
-  if (!counting) return;
+  if (!counting)
+    return;
   fprintf(stderr, "fake_cuda: calls per entry point\n");
   for (int i = 0; i < FAKE_N_FUNCTIONS; i++) {
     unsigned long n = atomic_load(&fake_counts[i]);
-    if (n) fprintf(stderr, "fake_cuda: %12lu %s\n", n, fake_names[i]);
+    if (n)
+      fprintf(stderr, "fake_cuda: %12lu %s\n", n, fake_names[i]);
   }
 }
 
@@ -131,9 +134,11 @@ static int attribute_value(CUdevice_attribute a) {
  * one alignment unit below the pointer handed out so that cuMemGetInfo can tell what is used. */
 static void *fake_alloc(size_t bytes) {
   size_t rounded = (bytes + FAKE_ALIGN - 1) / FAKE_ALIGN * FAKE_ALIGN;
-  if (bytes == 0 || rounded < bytes || rounded > FAKE_TOTAL_MEM) return NULL;
+  if (bytes == 0 || rounded < bytes || rounded > FAKE_TOTAL_MEM)
+    return NULL;
   unsigned char *base = aligned_alloc(FAKE_ALIGN, rounded + FAKE_ALIGN);
-  if (!base) return NULL;
+  if (!base)
+    return NULL;
   memcpy(base, &bytes, sizeof bytes);
   return base + FAKE_ALIGN;
 }
@@ -145,7 +150,8 @@ static size_t fake_size(void *p) {
 }
 
 static void fake_free(void *p) {
-  if (p) free((unsigned char *)p - FAKE_ALIGN);
+  if (p)
+    free((unsigned char *)p - FAKE_ALIGN);
 }
 
 static void *dptr(CUdeviceptr d) { return (void *)(uintptr_t)d; }
@@ -201,10 +207,11 @@ struct CUmod_st {
 
 EXPORT CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr) {
   COUNT(cuGetErrorName);
-  if (!pStr) return CUDA_ERROR_INVALID_VALUE;
+  if (!pStr)
+    return CUDA_ERROR_INVALID_VALUE;
 #define NAME_CASE_(code, text)                                                                     \
   case code: *pStr = #code; return CUDA_SUCCESS;
-  switch (error) { FAKE_ERRORS(NAME_CASE_) default: break; }
+  switch (error) { FAKE_ERRORS(NAME_CASE_) default : break; }
 #undef NAME_CASE_
   *pStr = NULL;
   return CUDA_ERROR_INVALID_VALUE;
@@ -212,10 +219,11 @@ EXPORT CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr) {
 
 EXPORT CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr) {
   COUNT(cuGetErrorString);
-  if (!pStr) return CUDA_ERROR_INVALID_VALUE;
+  if (!pStr)
+    return CUDA_ERROR_INVALID_VALUE;
 #define TEXT_CASE_(code, text)                                                                     \
   case code: *pStr = text; return CUDA_SUCCESS;
-  switch (error) { FAKE_ERRORS(TEXT_CASE_) default: break; }
+  switch (error) { FAKE_ERRORS(TEXT_CASE_) default : break; }
 #undef TEXT_CASE_
   *pStr = NULL;
   return CUDA_ERROR_INVALID_VALUE;
@@ -230,62 +238,76 @@ EXPORT CUresult CUDAAPI cuInit(unsigned int Flags) {
 
 EXPORT CUresult CUDAAPI cuDriverGetVersion(int *driverVersion) {
   COUNT(cuDriverGetVersion);
-  if (!driverVersion) return CUDA_ERROR_INVALID_VALUE;
+  if (!driverVersion)
+    return CUDA_ERROR_INVALID_VALUE;
   *driverVersion = CUDA_VERSION;
   return CUDA_SUCCESS;
 }
 
 EXPORT CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal) {
   COUNT(cuDeviceGet);
-  if (!device) return CUDA_ERROR_INVALID_VALUE;
-  if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (!device)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (ordinal != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
   *device = 0;
   return CUDA_SUCCESS;
 }
 
 EXPORT CUresult CUDAAPI cuDeviceGetCount(int *count) {
   COUNT(cuDeviceGetCount);
-  if (!count) return CUDA_ERROR_INVALID_VALUE;
+  if (!count)
+    return CUDA_ERROR_INVALID_VALUE;
   *count = 1;
   return CUDA_SUCCESS;
 }
 
 EXPORT CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev) {
   COUNT(cuDeviceGetName);
-  if (!name || len <= 0) return CUDA_ERROR_INVALID_VALUE;
-  if (bad_device(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  if (!name || len <= 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (bad_device(dev))
+    return CUDA_ERROR_INVALID_DEVICE;
   snprintf(name, (size_t)len, "%s", "Fake H100");
   return CUDA_SUCCESS;
 }
 
 EXPORT CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev) {
   COUNT(cuDeviceGetAttribute);
-  if (!pi || attrib <= 0 || attrib >= CU_DEVICE_ATTRIBUTE_MAX) return CUDA_ERROR_INVALID_VALUE;
-  if (bad_device(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  if (!pi || attrib <= 0 || attrib >= CU_DEVICE_ATTRIBUTE_MAX)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (bad_device(dev))
+    return CUDA_ERROR_INVALID_DEVICE;
   *pi = attribute_value(attrib);
   return CUDA_SUCCESS;
 }
 
 EXPORT CUresult CUDAAPI cuDeviceTotalMem(size_t *bytes, CUdevice dev) {
   COUNT(cuDeviceTotalMem);
-  if (!bytes) return CUDA_ERROR_INVALID_VALUE;
-  if (bad_device(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  if (!bytes)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (bad_device(dev))
+    return CUDA_ERROR_INVALID_DEVICE;
   *bytes = FAKE_TOTAL_MEM;
   return CUDA_SUCCESS;
 }
 
 EXPORT CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev) {
   COUNT(cuDeviceGetPCIBusId);
-  if (!pciBusId || len <= 0) return CUDA_ERROR_INVALID_VALUE;
-  if (bad_device(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  if (!pciBusId || len <= 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (bad_device(dev))
+    return CUDA_ERROR_INVALID_DEVICE;
   snprintf(pciBusId, (size_t)len, "%s", "0000:19:00.0");
   return CUDA_SUCCESS;
 }
 
 EXPORT CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev) {
   COUNT(cuDeviceCanAccessPeer);
-  if (!canAccessPeer) return CUDA_ERROR_INVALID_VALUE;
-  if (bad_device(dev) || bad_device(peerDev)) return CUDA_ERROR_INVALID_DEVICE;
+  if (!canAccessPeer)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (bad_device(dev) || bad_device(peerDev))
+    return CUDA_ERROR_INVALID_DEVICE;
   *canAccessPeer = 0;
   return CUDA_SUCCESS;
 }
@@ -294,8 +316,10 @@ EXPORT CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, 
 
 EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
   COUNT(cuDevicePrimaryCtxRetain);
-  if (!pctx) return CUDA_ERROR_INVALID_VALUE;
-  if (bad_device(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  if (!pctx)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (bad_device(dev))
+    return CUDA_ERROR_INVALID_DEVICE;
   *pctx = &primary_ctx;
   return CUDA_SUCCESS;
 }
@@ -313,7 +337,8 @@ EXPORT CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) {
 
 EXPORT CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx) {
   COUNT(cuCtxGetCurrent);
-  if (!pctx) return CUDA_ERROR_INVALID_VALUE;
+  if (!pctx)
+    return CUDA_ERROR_INVALID_VALUE;
   *pctx = current_ctx;
   return CUDA_SUCCESS;
 }
@@ -325,14 +350,17 @@ EXPORT CUresult CUDAAPI cuCtxSynchronize(void) {
 
 EXPORT CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags) {
   COUNT(cuCtxEnablePeerAccess);
-  if (!peerContext || Flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (!peerContext || Flags != 0)
+    return CUDA_ERROR_INVALID_VALUE;
   return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED; /* one device: there is no peer */
 }
 
 EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority) {
   COUNT(cuCtxGetStreamPriorityRange);
-  if (leastPriority) *leastPriority = 0;
-  if (greatestPriority) *greatestPriority = -5; /* an H100's range */
+  if (leastPriority)
+    *leastPriority = 0;
+  if (greatestPriority)
+    *greatestPriority = -5; /* an H100's range */
   return CUDA_SUCCESS;
 }
 
@@ -340,8 +368,10 @@ EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *gre
 
 EXPORT CUresult CUDAAPI cuMemGetInfo(size_t *free_bytes, size_t *total) {
   COUNT(cuMemGetInfo);
-  if (!free_bytes || !total) return CUDA_ERROR_INVALID_VALUE;
-  if (!current_ctx) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!free_bytes || !total)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!current_ctx)
+    return CUDA_ERROR_INVALID_CONTEXT;
   size_t used = atomic_load(&device_bytes_in_use);
   *total = FAKE_TOTAL_MEM;
   *free_bytes = used < FAKE_TOTAL_MEM ? FAKE_TOTAL_MEM - used : 0;
@@ -350,11 +380,15 @@ EXPORT CUresult CUDAAPI cuMemGetInfo(size_t *free_bytes, size_t *total) {
 
 EXPORT CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr_out, size_t bytesize) {
   COUNT(cuMemAlloc);
-  if (!dptr_out || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
-  if (!current_ctx) return CUDA_ERROR_INVALID_CONTEXT;
-  if (atomic_load(&device_bytes_in_use) + bytesize > FAKE_TOTAL_MEM) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (!dptr_out || bytesize == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!current_ctx)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (atomic_load(&device_bytes_in_use) + bytesize > FAKE_TOTAL_MEM)
+    return CUDA_ERROR_OUT_OF_MEMORY;
   void *p = fake_alloc(bytesize);
-  if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (!p)
+    return CUDA_ERROR_OUT_OF_MEMORY;
   atomic_fetch_add(&device_bytes_in_use, bytesize);
   *dptr_out = (CUdeviceptr)(uintptr_t)p;
   return CUDA_SUCCESS;
@@ -362,7 +396,8 @@ EXPORT CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr_out, size_t bytesize) {
 
 EXPORT CUresult CUDAAPI cuMemFree(CUdeviceptr d) {
   COUNT(cuMemFree);
-  if (!d) return CUDA_SUCCESS;
+  if (!d)
+    return CUDA_SUCCESS;
   atomic_fetch_sub(&device_bytes_in_use, fake_size(dptr(d)));
   fake_free(dptr(d));
   return CUDA_SUCCESS;
@@ -371,7 +406,8 @@ EXPORT CUresult CUDAAPI cuMemFree(CUdeviceptr d) {
 EXPORT CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags) {
   COUNT(cuMemHostAlloc);
   (void)Flags;
-  if (!pp || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
+  if (!pp || bytesize == 0)
+    return CUDA_ERROR_INVALID_VALUE;
   *pp = fake_alloc(bytesize);
   return *pp ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
@@ -397,8 +433,10 @@ EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *src
                                           size_t ByteCount, CUstream hStream) {
   COUNT(cuMemcpyHtoDAsync);
   (void)hStream;
-  if (ByteCount && (!dstDevice || !srcHost)) return CUDA_ERROR_INVALID_VALUE;
-  if (ByteCount) memmove(dptr(dstDevice), srcHost, ByteCount);
+  if (ByteCount && (!dstDevice || !srcHost))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (ByteCount)
+    memmove(dptr(dstDevice), srcHost, ByteCount);
   return CUDA_SUCCESS;
 }
 
@@ -406,8 +444,10 @@ EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, 
                                           CUstream hStream) {
   COUNT(cuMemcpyDtoHAsync);
   (void)hStream;
-  if (ByteCount && (!dstHost || !srcDevice)) return CUDA_ERROR_INVALID_VALUE;
-  if (ByteCount) memmove(dstHost, dptr(srcDevice), ByteCount);
+  if (ByteCount && (!dstHost || !srcDevice))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (ByteCount)
+    memmove(dstHost, dptr(srcDevice), ByteCount);
   return CUDA_SUCCESS;
 }
 
@@ -415,8 +455,10 @@ EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr src
                                           size_t ByteCount, CUstream hStream) {
   COUNT(cuMemcpyDtoDAsync);
   (void)hStream;
-  if (ByteCount && (!dstDevice || !srcDevice)) return CUDA_ERROR_INVALID_VALUE;
-  if (ByteCount) memmove(dptr(dstDevice), dptr(srcDevice), ByteCount);
+  if (ByteCount && (!dstDevice || !srcDevice))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (ByteCount)
+    memmove(dptr(dstDevice), dptr(srcDevice), ByteCount);
   return CUDA_SUCCESS;
 }
 
@@ -425,9 +467,12 @@ EXPORT CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstCo
                                           size_t ByteCount, CUstream hStream) {
   COUNT(cuMemcpyPeerAsync);
   (void)hStream;
-  if (!dstContext || !srcContext) return CUDA_ERROR_INVALID_CONTEXT;
-  if (ByteCount && (!dstDevice || !srcDevice)) return CUDA_ERROR_INVALID_VALUE;
-  if (ByteCount) memmove(dptr(dstDevice), dptr(srcDevice), ByteCount);
+  if (!dstContext || !srcContext)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (ByteCount && (!dstDevice || !srcDevice))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (ByteCount)
+    memmove(dptr(dstDevice), dptr(srcDevice), ByteCount);
   return CUDA_SUCCESS;
 }
 
@@ -435,8 +480,10 @@ EXPORT CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc,
                                         CUstream hStream) {
   COUNT(cuMemsetD8Async);
   (void)hStream;
-  if (N && !dstDevice) return CUDA_ERROR_INVALID_VALUE;
-  if (N) memset(dptr(dstDevice), uc, N);
+  if (N && !dstDevice)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (N)
+    memset(dptr(dstDevice), uc, N);
   return CUDA_SUCCESS;
 }
 
@@ -445,10 +492,13 @@ EXPORT CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc,
 EXPORT CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags,
                                                    int priority) {
   COUNT(cuStreamCreateWithPriority);
-  if (!phStream) return CUDA_ERROR_INVALID_VALUE;
-  if (!current_ctx) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!phStream)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!current_ctx)
+    return CUDA_ERROR_INVALID_CONTEXT;
   CUstream s = malloc(sizeof *s);
-  if (!s) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (!s)
+    return CUDA_ERROR_OUT_OF_MEMORY;
   s->flags = flags;
   s->priority = priority;
   *phStream = s;
@@ -457,7 +507,8 @@ EXPORT CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned 
 
 EXPORT CUresult CUDAAPI cuStreamDestroy(CUstream hStream) {
   COUNT(cuStreamDestroy);
-  if (!hStream) return CUDA_ERROR_INVALID_HANDLE;
+  if (!hStream)
+    return CUDA_ERROR_INVALID_HANDLE;
   free(hStream);
   return CUDA_SUCCESS;
 }
@@ -483,10 +534,13 @@ EXPORT CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsi
 
 EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags) {
   COUNT(cuEventCreate);
-  if (!phEvent) return CUDA_ERROR_INVALID_VALUE;
-  if (!current_ctx) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!phEvent)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!current_ctx)
+    return CUDA_ERROR_INVALID_CONTEXT;
   CUevent e = malloc(sizeof *e);
-  if (!e) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (!e)
+    return CUDA_ERROR_OUT_OF_MEMORY;
   e->flags = Flags;
   *phEvent = e;
   return CUDA_SUCCESS;
@@ -494,7 +548,8 @@ EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags) {
 
 EXPORT CUresult CUDAAPI cuEventDestroy(CUevent hEvent) {
   COUNT(cuEventDestroy);
-  if (!hEvent) return CUDA_ERROR_INVALID_HANDLE;
+  if (!hEvent)
+    return CUDA_ERROR_INVALID_HANDLE;
   free(hEvent);
   return CUDA_SUCCESS;
 }
@@ -517,8 +572,10 @@ EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent) {
 
 EXPORT CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd) {
   COUNT(cuEventElapsedTime);
-  if (!pMilliseconds) return CUDA_ERROR_INVALID_VALUE;
-  if (!hStart || !hEnd) return CUDA_ERROR_INVALID_HANDLE;
+  if (!pMilliseconds)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!hStart || !hEnd)
+    return CUDA_ERROR_INVALID_HANDLE;
   *pMilliseconds = 0.001f;
   return CUDA_SUCCESS;
 }
@@ -527,17 +584,21 @@ EXPORT CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart,
 
 EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image) {
   COUNT(cuModuleLoadData);
-  if (!module || !image) return CUDA_ERROR_INVALID_VALUE;
-  if (!current_ctx) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!module || !image)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!current_ctx)
+    return CUDA_ERROR_INVALID_CONTEXT;
   CUmodule m = calloc(1, sizeof *m);
-  if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (!m)
+    return CUDA_ERROR_OUT_OF_MEMORY;
   *module = m;
   return CUDA_SUCCESS;
 }
 
 EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod) {
   COUNT(cuModuleUnload);
-  if (!hmod) return CUDA_ERROR_INVALID_HANDLE;
+  if (!hmod)
+    return CUDA_ERROR_INVALID_HANDLE;
   while (hmod->functions) {
     struct CUfunc_st *f = hmod->functions;
     hmod->functions = f->next;
@@ -555,8 +616,10 @@ EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod) {
 
 EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name) {
   COUNT(cuModuleGetFunction);
-  if (!hfunc || !name) return CUDA_ERROR_INVALID_VALUE;
-  if (!hmod) return CUDA_ERROR_INVALID_HANDLE;
+  if (!hfunc || !name)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!hmod)
+    return CUDA_ERROR_INVALID_HANDLE;
   for (CUfunction f = hmod->functions; f; f = f->next)
     if (!strcmp(f->name, name)) {
       *hfunc = f;
@@ -564,7 +627,8 @@ EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, co
     }
   size_t len = strlen(name) + 1;
   CUfunction f = malloc(sizeof *f + len);
-  if (!f) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (!f)
+    return CUDA_ERROR_OUT_OF_MEMORY;
   memcpy(f->name, name, len);
   f->next = hmod->functions;
   hmod->functions = f;
@@ -576,8 +640,10 @@ EXPORT CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr *dptr_out, size_t *bytes, 
                                           const char *name) {
   COUNT(cuModuleGetGlobal);
   enum { GLOBAL_BYTES = 256 };
-  if (!name) return CUDA_ERROR_INVALID_VALUE;
-  if (!hmod) return CUDA_ERROR_INVALID_HANDLE;
+  if (!name)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!hmod)
+    return CUDA_ERROR_INVALID_HANDLE;
   fake_global *g = malloc(sizeof *g);
   void *data = fake_alloc(GLOBAL_BYTES);
   if (!g || !data) {
@@ -589,8 +655,10 @@ EXPORT CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr *dptr_out, size_t *bytes, 
   g->data = data;
   g->next = hmod->globals;
   hmod->globals = g;
-  if (dptr_out) *dptr_out = (CUdeviceptr)(uintptr_t)data;
-  if (bytes) *bytes = GLOBAL_BYTES;
+  if (dptr_out)
+    *dptr_out = (CUdeviceptr)(uintptr_t)data;
+  if (bytes)
+    *bytes = GLOBAL_BYTES;
   return CUDA_SUCCESS;
 }
 
@@ -605,12 +673,16 @@ EXPORT CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribut
 /* The checks a real launch would fail on first; nothing runs. */
 static CUresult check_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                              unsigned by, unsigned bz, unsigned shared) {
-  if (!f) return CUDA_ERROR_INVALID_HANDLE;
-  if (!current_ctx) return CUDA_ERROR_INVALID_CONTEXT;
-  if (!gx || !gy || !gz || !bx || !by || !bz) return CUDA_ERROR_INVALID_VALUE;
+  if (!f)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!current_ctx)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (!gx || !gy || !gz || !bx || !by || !bz)
+    return CUDA_ERROR_INVALID_VALUE;
   if (gy > 65535 || gz > 65535 || bz > 64 || (uint64_t)bx * by * bz > 1024)
     return CUDA_ERROR_INVALID_VALUE;
-  if (shared > 227u << 10) return CUDA_ERROR_INVALID_VALUE;
+  if (shared > 227u << 10)
+    return CUDA_ERROR_INVALID_VALUE;
   return CUDA_SUCCESS;
 }
 
@@ -632,7 +704,8 @@ EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunctio
   COUNT(cuLaunchKernelEx);
   (void)kernelParams;
   (void)extra;
-  if (!config || (config->numAttrs && !config->attrs)) return CUDA_ERROR_INVALID_VALUE;
+  if (!config || (config->numAttrs && !config->attrs))
+    return CUDA_ERROR_INVALID_VALUE;
   return check_launch(f, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX,
                       config->blockDimY, config->blockDimZ, config->sharedMemBytes);
 }

@@ -31,7 +31,8 @@ __attribute__((noinline)) int profiled_region(lua_State *L) {
 
 static int traceback(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
-  if (!msg) msg = luaL_tolstring(L, 1, NULL);
+  if (!msg)
+    msg = luaL_tolstring(L, 1, NULL);
   luaL_traceback(L, L, msg, 1);
   return 1;
 }
@@ -43,7 +44,8 @@ static int run(lua_State *L) {
   lua_gc(L, LUA_GCSTOP); /* as lua.c: no collection while the libraries load */
   luaL_openlibs(L);
   lua_gc(L, LUA_GCRESTART);
-  if (!gc || strcmp(gc, "incremental") != 0) lua_gc(L, LUA_GCGEN, 0, 0);
+  if (!gc || strcmp(gc, "incremental") != 0)
+    lua_gc(L, LUA_GCGEN, 0, 0);
   lua_pushcfunction(L, profiled_region);
   lua_setglobal(L, "profiled_region");
   lua_createtable(L, argc, 1);
@@ -52,8 +54,10 @@ static int run(lua_State *L) {
     lua_rawseti(L, -2, i - 1); /* argv[0] is this program: arg[-1] */
   }
   lua_setglobal(L, "arg");
-  if (luaL_loadfile(L, argv[1]) != LUA_OK) return lua_error(L);
-  for (int i = 2; i < argc; i++) lua_pushstring(L, argv[i]);
+  if (luaL_loadfile(L, argv[1]) != LUA_OK)
+    return lua_error(L);
+  for (int i = 2; i < argc; i++)
+    lua_pushstring(L, argv[i]);
   lua_call(L, argc - 2, 0);
   return 0;
 }
@@ -73,7 +77,8 @@ int main(int argc, char **argv) {
   lua_pushinteger(L, argc);
   lua_pushlightuserdata(L, argv);
   int status = lua_pcall(L, 2, 0, 1);
-  if (status != LUA_OK) fprintf(stderr, "%s: %s\n", argv[0], lua_tostring(L, -1));
+  if (status != LUA_OK)
+    fprintf(stderr, "%s: %s\n", argv[0], lua_tostring(L, -1));
   lua_close(L);
   return status == LUA_OK ? 0 : 1;
 }

@@ -4,8 +4,8 @@
  */
 #include <string.h>
 
-#include "cuarr.h"
 #include "array/cast.h"
+#include "cuarr.h"
 
 typedef struct dtype_info {
   const char *name;

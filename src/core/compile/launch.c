@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
 #include "cuda/device_facts.h"
+#include "internal.h"
 
 cuarr_status cuarr_launch(CUfunction f, unsigned grid, unsigned block, unsigned shared_bytes,
                           CUstream stream, void **args) {

@@ -170,8 +170,7 @@ static cuarr_status load_module(int device, const char *source, const char *prog
   snprintf(nvrtc_name, sizeof nvrtc_name, "%s.cu", program_name);
   cuarr_status s = CUARR_OK;
   if (!from_disk)
-    s = compile_and_store(source, nvrtc_name, all, n_all, keyed ? &key : NULL, &cubin,
-                          &cubin_size);
+    s = compile_and_store(source, nvrtc_name, all, n_all, keyed ? &key : NULL, &cubin, &cubin_size);
   if (s == CUARR_OK)
     s = load_cubin(device, cubin, out);
   if (s != CUARR_OK && from_disk) {
@@ -264,15 +263,14 @@ static cuarr_status find_symbol(cuarr_module *m, const char *name, bool is_globa
   CUresult r = is_global ? cuarr_cu.cuModuleGetGlobal(&found.ptr, &found.bytes, m->module, name)
                          : cuarr_cu.cuModuleGetFunction(&found.function, m->module, name);
   if (r == CUDA_ERROR_NOT_FOUND)
-    return is_global
-               ? cuarr_fail(CUARR_VALUE_ERROR,
-                            "global %s not found in its source (a __device__ or __constant__ "
-                            "variable, extern \"C\" or named by its lowered name)",
-                            name)
-               : cuarr_fail(CUARR_CUDA_ERROR,
-                            "kernel %s not found in its source (it must be extern \"C\" "
-                            "__global__)",
-                            name);
+    return is_global ? cuarr_fail(CUARR_VALUE_ERROR,
+                                  "global %s not found in its source (a __device__ or __constant__ "
+                                  "variable, extern \"C\" or named by its lowered name)",
+                                  name)
+                     : cuarr_fail(CUARR_CUDA_ERROR,
+                                  "kernel %s not found in its source (it must be extern \"C\" "
+                                  "__global__)",
+                                  name);
   CUARR_TRY(cuarr_cu_check(r, is_global ? "cuModuleGetGlobal" : "cuModuleGetFunction"));
   *out = found;
 

@@ -166,8 +166,9 @@ static cuarr_status compile_once(const char *source, const char *program_name, c
   return s;
 }
 
-cuarr_status cuarr_nvrtc_compile_with(const char *source, const char *program_name, const char **all,
-                                    int n_all, char **cubin, size_t *cubin_size) {
+cuarr_status cuarr_nvrtc_compile_with(const char *source, const char *program_name,
+                                      const char **all, int n_all, char **cubin,
+                                      size_t *cubin_size) {
   CUARR_TRY(cuarr_load_nvrtc());
   all[n_all] = MINIMAL;
   if (compile_once(source, program_name, all, n_all + 1, true, cubin, cubin_size) == CUARR_OK)

@@ -11,9 +11,11 @@
 #include "transfer.h"
 
 static bool same_shape(const cuarr_array *a, const cuarr_array *b) {
-  if (a->ndim != b->ndim) return false;
+  if (a->ndim != b->ndim)
+    return false;
   for (int i = 0; i < a->ndim; i++)
-    if (a->shape[i] != b->shape[i]) return false;
+    if (a->shape[i] != b->shape[i])
+      return false;
   return true;
 }
 
@@ -71,13 +73,16 @@ static cuarr_status host_to_device(cuarr_context *ctx, const cuarr_array *dst,
     s = cuarr_upload(dev, stream, cuarr_array_data(&landing), cuarr_array_data(&hsrc),
                      nbytes_of(&hsrc), pinned);
   /* An asynchronous read of a pinned host array: keep its memory until the DMA is done. */
-  if (s == CUARR_OK && pinned) s = cuarr_defer_release(hsrc.buf, stream);
+  if (s == CUARR_OK && pinned)
+    s = cuarr_defer_release(hsrc.buf, stream);
   if (s == CUARR_OK && landing_made) {
     cuarr_context local = {ctx ? ctx->stream : NULL, cuarr_ctx_reclaim(ctx)};
     s = cuarr_device_copy(&local, dst, &landing);
   }
-  if (landing_made) cuarr_array_release(&landing); /* stream-ordered: safe after queueing */
-  if (hsrc_made) cuarr_array_release(&hsrc);
+  if (landing_made)
+    cuarr_array_release(&landing); /* stream-ordered: safe after queueing */
+  if (hsrc_made)
+    cuarr_array_release(&hsrc);
   return s;
 }
 
@@ -104,10 +109,14 @@ static cuarr_status device_to_host(cuarr_context *ctx, const cuarr_array *dst,
   if (s == CUARR_OK)
     s = cuarr_download(dev, stream, cuarr_array_data(&landing), cuarr_array_data(&dsrc),
                        nbytes_of(&dsrc), pinned);
-  if (s == CUARR_OK && pinned) s = cuarr_defer_release(landing.buf, stream);
-  if (s == CUARR_OK && landing_made) s = cuarr_host_copy(dst, &landing);
-  if (landing_made) cuarr_array_release(&landing);
-  if (dsrc_made) cuarr_array_release(&dsrc);
+  if (s == CUARR_OK && pinned)
+    s = cuarr_defer_release(landing.buf, stream);
+  if (s == CUARR_OK && landing_made)
+    s = cuarr_host_copy(dst, &landing);
+  if (landing_made)
+    cuarr_array_release(&landing);
+  if (dsrc_made)
+    cuarr_array_release(&dsrc);
   return s;
 }
 
@@ -127,8 +136,10 @@ static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
   cuarr_status s = CUARR_OK;
   s = cuarr_device_synchronize(sdev);
   CUcontext dctx = NULL, sctx = NULL;
-  if (s == CUARR_OK) s = cuarr_device_context(ddev, &dctx);
-  if (s == CUARR_OK) s = cuarr_device_context(sdev, &sctx);
+  if (s == CUARR_OK)
+    s = cuarr_device_context(ddev, &dctx);
+  if (s == CUARR_OK)
+    s = cuarr_device_context(sdev, &sctx);
   if (s == CUARR_OK && bytes_match(dst, &csrc)) {
     landing = *dst;
   } else if (s == CUARR_OK) {
@@ -136,7 +147,8 @@ static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
                           cuarr_ctx_reclaim(ctx), &landing);
     landing_made = s == CUARR_OK;
   }
-  if (s == CUARR_OK) s = cuarr_device_activate(ddev);
+  if (s == CUARR_OK)
+    s = cuarr_device_activate(ddev);
   if (s == CUARR_OK && nbytes_of(&csrc) > 0)
     s = cuarr_cu_check(cuarr_cu.cuMemcpyPeerAsync((CUdeviceptr)cuarr_array_data(&landing), dctx,
                                                   (CUdeviceptr)cuarr_array_data(&csrc), sctx,
@@ -146,9 +158,12 @@ static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
     cuarr_context local = {ctx ? ctx->stream : NULL, cuarr_ctx_reclaim(ctx)};
     s = cuarr_device_copy(&local, dst, &landing);
   }
-  if (s == CUARR_OK) s = cuarr_cu_check(cuarr_cu.cuStreamSynchronize(stream), "peer copy");
-  if (csrc_made) cuarr_array_release(&csrc);
-  if (landing_made) cuarr_array_release(&landing);
+  if (s == CUARR_OK)
+    s = cuarr_cu_check(cuarr_cu.cuStreamSynchronize(stream), "peer copy");
+  if (csrc_made)
+    cuarr_array_release(&csrc);
+  if (landing_made)
+    cuarr_array_release(&landing);
   return s;
 }
 
@@ -157,7 +172,8 @@ static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
 static cuarr_array trim_leading_ones(const cuarr_array *src, int dst_ndim) {
   cuarr_array t = *src;
   int drop = 0;
-  while (t.ndim - drop > dst_ndim && t.shape[drop] == 1) drop++;
+  while (t.ndim - drop > dst_ndim && t.shape[drop] == 1)
+    drop++;
   if (drop > 0) {
     t.ndim -= drop;
     for (int i = 0; i < t.ndim; i++) {
@@ -174,7 +190,8 @@ cuarr_status cuarr_copy(cuarr_context *ctx, const cuarr_array *dst, const cuarr_
   cuarr_array trimmed = trim_leading_ones(src_in, dst->ndim);
   const cuarr_array *src = &trimmed; /* shares src_in's buffer reference: not released */
   int ddev = cuarr_array_device(dst), sdev = cuarr_array_device(src);
-  if (ddev == CUARR_HOST && sdev == CUARR_HOST) return cuarr_host_copy(dst, src);
+  if (ddev == CUARR_HOST && sdev == CUARR_HOST)
+    return cuarr_host_copy(dst, src);
   if (ddev == sdev) {
     CUstream stream = NULL;
     CUARR_TRY(cuarr_ctx_stream_for(ctx, ddev, &stream));
@@ -185,16 +202,20 @@ cuarr_status cuarr_copy(cuarr_context *ctx, const cuarr_array *dst, const cuarr_
   cuarr_array probe;
   CUARR_TRY(cuarr_view_broadcast(src, dst->ndim, dst->shape, &probe));
   cuarr_array_release(&probe);
-  if (cuarr_array_size(dst) == 0) return CUARR_OK;
-  if (ddev == CUARR_HOST) return device_to_host(ctx, dst, src);
-  if (sdev == CUARR_HOST) return host_to_device(ctx, dst, src);
+  if (cuarr_array_size(dst) == 0)
+    return CUARR_OK;
+  if (ddev == CUARR_HOST)
+    return device_to_host(ctx, dst, src);
+  if (sdev == CUARR_HOST)
+    return host_to_device(ctx, dst, src);
   return device_to_device(ctx, dst, src);
 }
 
 cuarr_status cuarr_fill(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar value) {
   CUARR_TRY(cuarr_array_check_live(dst));
   int dev = cuarr_array_device(dst);
-  if (dev == CUARR_HOST) return cuarr_host_fill(dst, value);
+  if (dev == CUARR_HOST)
+    return cuarr_host_fill(dst, value);
   CUstream stream = NULL;
   CUARR_TRY(cuarr_ctx_stream_for(ctx, dev, &stream));
   /* Zero is all-zero bytes in every dtype: a memset, for a contiguous array. */
@@ -214,9 +235,11 @@ cuarr_status cuarr_fill(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar
 cuarr_status cuarr_fill_linear(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar start,
                                cuarr_scalar step, bool last_is_stop, cuarr_scalar stop) {
   CUARR_TRY(cuarr_array_check_live(dst));
-  if (dst->ndim != 1) return cuarr_fail(CUARR_VALUE_ERROR, "a linear fill needs a 1-D array");
+  if (dst->ndim != 1)
+    return cuarr_fail(CUARR_VALUE_ERROR, "a linear fill needs a 1-D array");
   int dev = cuarr_array_device(dst);
-  if (dev == CUARR_HOST) return cuarr_host_fill_linear(dst, start, step, last_is_stop, stop);
+  if (dev == CUARR_HOST)
+    return cuarr_host_fill_linear(dst, start, step, last_is_stop, stop);
   CUstream stream = NULL;
   CUARR_TRY(cuarr_ctx_stream_for(ctx, dev, &stream));
   return cuarr_device_fill_linear(ctx, dst, start, step, last_is_stop, stop);

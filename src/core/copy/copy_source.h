@@ -3,8 +3,8 @@
  * (kernels/templates/copy.cu, transpose.cu, fill.cu, linear.cu): which specialisations exist, their
  * names, and the program text.
  *
- * A program is kernels/include/common.cuh, then the family's template file, then one short extern "C"
- * kernel per specialisation that instantiates the template.  At run time a program holds the
+ * A program is kernels/include/common.cuh, then the family's template file, then one short extern
+ * "C" kernel per specialisation that instantiates the template.  At run time a program holds the
  * one kernel asked for; cuarr_copy_kernels_compile_all puts many in one program to compile
  * every specialisation quickly.  Private to src/core/copy/.
  */

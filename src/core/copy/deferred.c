@@ -24,12 +24,14 @@ static pending *head;
 
 cuarr_status cuarr_defer_release(cuarr_buffer *b, CUstream stream) {
   pending *p = malloc(sizeof *p);
-  if (!p) return cuarr_fail(CUARR_OUT_OF_MEMORY, "out of host memory");
-  cuarr_status s = cuarr_cu_check(cuarr_cu.cuEventCreate(&p->done, CU_EVENT_DISABLE_TIMING),
-                                  "cuEventCreate");
+  if (!p)
+    return cuarr_fail(CUARR_OUT_OF_MEMORY, "out of host memory");
+  cuarr_status s =
+      cuarr_cu_check(cuarr_cu.cuEventCreate(&p->done, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
   if (s == CUARR_OK) {
     s = cuarr_cu_check(cuarr_cu.cuEventRecord(p->done, stream), "cuEventRecord");
-    if (s != CUARR_OK) cuarr_cu.cuEventDestroy(p->done);
+    if (s != CUARR_OK)
+      cuarr_cu.cuEventDestroy(p->done);
   }
   if (s != CUARR_OK) {
     free(p);
@@ -77,5 +79,6 @@ void cuarr_defer_wait_for(const cuarr_buffer *b) {
       any = true;
     }
   pthread_mutex_unlock(&lock);
-  if (any) cuarr_defer_poll();
+  if (any)
+    cuarr_defer_poll();
 }

@@ -3,8 +3,8 @@
  * item() and a reduction's result read.
  *
  * A copy engine's transfer costs several microseconds more than a kernel doing the same; so a
- * one-block kernel (kernels/templates/read_back.cu) copies the bytes into a block of pinned host memory,
- * which a kernel reaches at its host address under unified addressing, then stores a flag
+ * one-block kernel (kernels/templates/read_back.cu) copies the bytes into a block of pinned host
+ * memory, which a kernel reaches at its host address under unified addressing, then stores a flag
  * there, and the host watches the flag instead of synchronising the stream.  Reading a
  * 1000-element sum back on an H100 (interleaved runs): cuMemcpyDtoHAsync + cuStreamSynchronize
  * 18.9 us, the kernel + cuStreamSynchronize 14.0, the kernel + watching the flag 12.0; a launch

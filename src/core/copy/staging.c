@@ -44,14 +44,16 @@ static void parallel_memcpy(void *dst, const void *src, size_t n) {
     /* The last part runs here; a thread that cannot start is done here too. */
     if (t < COPY_THREADS - 1 && len > 0)
       started[t] = pthread_create(&threads[t], NULL, copy_part_run, &parts[t]) == 0;
-    if (!started[t]) copy_part_run(&parts[t]);
+    if (!started[t])
+      copy_part_run(&parts[t]);
   }
   for (int t = 0; t < COPY_THREADS; t++)
-    if (started[t]) pthread_join(threads[t], NULL);
+    if (started[t])
+      pthread_join(threads[t], NULL);
 }
 
 enum {
-  CHUNK = 8 << 20,          /* bytes per staging step */
+  CHUNK = 8 << 20,           /* bytes per staging step */
   STAGE_THRESHOLD = 1 << 20, /* below this the driver's own path is as fast */
   SMALL_DOWNLOAD = 4096      /* at most this: through one pinned block */
 };
@@ -67,17 +69,20 @@ typedef struct stage {
 static void stage_close(stage *st) {
   for (int i = 0; i < 2; i++) {
     if (st->done[i]) {
-      if (st->used[i]) cuarr_cu.cuEventSynchronize(st->done[i]);
+      if (st->used[i])
+        cuarr_cu.cuEventSynchronize(st->done[i]);
       cuarr_cu.cuEventDestroy(st->done[i]);
     }
-    if (st->block[i]) cuarr_pool_free(st->pool, st->block[i], NULL);
+    if (st->block[i])
+      cuarr_pool_free(st->pool, st->block[i], NULL);
   }
 }
 
 static cuarr_status stage_open(stage *st) {
   memset(st, 0, sizeof *st);
   st->pool = cuarr_pinned_pool();
-  if (!st->pool) return CUARR_NOT_AVAILABLE; /* message already set */
+  if (!st->pool)
+    return CUARR_NOT_AVAILABLE; /* message already set */
   cuarr_reclaim none = {NULL, NULL};
   for (int i = 0; i < 2; i++) {
     cuarr_status s = cuarr_pool_alloc(st->pool, CHUNK, NULL, none, &st->block[i]);
@@ -94,7 +99,8 @@ static cuarr_status stage_open(stage *st) {
 
 /* Wait until staging block i is no longer read or written by a DMA. */
 static cuarr_status stage_wait(stage *st, int i) {
-  if (!st->used[i]) return CUARR_OK;
+  if (!st->used[i])
+    return CUARR_OK;
   st->used[i] = false;
   return cuarr_cu_check(cuarr_cu.cuEventSynchronize(st->done[i]), "cuEventSynchronize");
 }
@@ -106,7 +112,8 @@ static cuarr_status stage_mark(stage *st, int i, CUstream stream) {
 
 cuarr_status cuarr_upload(int device, CUstream stream, void *dst, const void *src, size_t n,
                           bool src_pinned) {
-  if (n == 0) return CUARR_OK;
+  if (n == 0)
+    return CUARR_OK;
   CUARR_TRY(cuarr_device_activate(device));
   if (src_pinned || n < STAGE_THRESHOLD)
     return cuarr_cu_check(cuarr_cu.cuMemcpyHtoDAsync((CUdeviceptr)dst, src, n, stream),
@@ -118,12 +125,14 @@ cuarr_status cuarr_upload(int device, CUstream stream, void *dst, const void *sr
     int i = (int)(k & 1);
     size_t len = n - off < CHUNK ? n - off : CHUNK;
     s = stage_wait(&st, i);
-    if (s != CUARR_OK) break;
+    if (s != CUARR_OK)
+      break;
     parallel_memcpy(st.block[i]->ptr, (const char *)src + off, len);
-    s = cuarr_cu_check(cuarr_cu.cuMemcpyHtoDAsync((CUdeviceptr)((char *)dst + off),
-                                                  st.block[i]->ptr, len, stream),
-                       "cuMemcpyHtoDAsync");
-    if (s == CUARR_OK) s = stage_mark(&st, i, stream);
+    s = cuarr_cu_check(
+        cuarr_cu.cuMemcpyHtoDAsync((CUdeviceptr)((char *)dst + off), st.block[i]->ptr, len, stream),
+        "cuMemcpyHtoDAsync");
+    if (s == CUARR_OK)
+      s = stage_mark(&st, i, stream);
   }
   stage_close(&st); /* waits for the last DMAs before the blocks go back to the pool */
   return s;
@@ -131,14 +140,16 @@ cuarr_status cuarr_upload(int device, CUstream stream, void *dst, const void *sr
 
 cuarr_status cuarr_download(int device, CUstream stream, void *dst, const void *src, size_t n,
                             bool dst_pinned) {
-  if (n == 0) return CUARR_OK;
+  if (n == 0)
+    return CUARR_OK;
   CUARR_TRY(cuarr_device_activate(device));
   if (dst_pinned)
     return cuarr_cu_check(cuarr_cu.cuMemcpyDtoHAsync(dst, (CUdeviceptr)src, n, stream),
                           "cuMemcpyDtoHAsync");
   if (n <= CUARR_READ_BACK_MAX) {
     cuarr_status s = cuarr_read_back(device, stream, dst, src, n);
-    if (s != CUARR_NOT_AVAILABLE) return s;
+    if (s != CUARR_NOT_AVAILABLE)
+      return s;
   }
   if (n <= SMALL_DOWNLOAD) {
     /* A few bytes (item(), a reduction's result): through a pinned block from the pool, one
@@ -152,7 +163,8 @@ cuarr_status cuarr_download(int device, CUstream stream, void *dst, const void *
           cuarr_cu.cuMemcpyDtoHAsync(b->ptr, (CUdeviceptr)src, n, stream), "cuMemcpyDtoHAsync");
       if (s == CUARR_OK)
         s = cuarr_cu_check(cuarr_cu.cuStreamSynchronize(stream), "cuStreamSynchronize");
-      if (s == CUARR_OK) memcpy(dst, b->ptr, n);
+      if (s == CUARR_OK)
+        memcpy(dst, b->ptr, n);
       cuarr_pool_free(pool, b, NULL);
       return s;
     }
@@ -170,16 +182,17 @@ cuarr_status cuarr_download(int device, CUstream stream, void *dst, const void *
     if (k < chunks) {
       int i = (int)(k & 1);
       size_t off = k * (size_t)CHUNK, len = n - off < CHUNK ? n - off : CHUNK;
-      s = cuarr_cu_check(cuarr_cu.cuMemcpyDtoHAsync(st.block[i]->ptr,
-                                                    (CUdeviceptr)((const char *)src + off), len,
-                                                    stream),
+      s = cuarr_cu_check(cuarr_cu.cuMemcpyDtoHAsync(
+                             st.block[i]->ptr, (CUdeviceptr)((const char *)src + off), len, stream),
                          "cuMemcpyDtoHAsync");
-      if (s == CUARR_OK) s = stage_mark(&st, i, stream);
+      if (s == CUARR_OK)
+        s = stage_mark(&st, i, stream);
     }
     if (k > 0 && s == CUARR_OK) {
       size_t j = k - 1, off = j * (size_t)CHUNK, len = n - off < CHUNK ? n - off : CHUNK;
       s = stage_wait(&st, (int)(j & 1));
-      if (s == CUARR_OK) parallel_memcpy((char *)dst + off, st.block[j & 1]->ptr, len);
+      if (s == CUARR_OK)
+        parallel_memcpy((char *)dst + off, st.block[j & 1]->ptr, len);
     }
   }
   stage_close(&st);

@@ -120,7 +120,8 @@ cuarr_status cuarr_nvrtc_check(nvrtcResult r, const char *what);
 #define CUARR_TRY(expr)                                                                            \
   do {                                                                                             \
     cuarr_status cuarr_try_status_ = (expr);                                                       \
-    if (cuarr_try_status_ != CUARR_OK) return cuarr_try_status_;                                   \
+    if (cuarr_try_status_ != CUARR_OK)                                                             \
+      return cuarr_try_status_;                                                                    \
   } while (0)
 #define CUARR_CU(call) CUARR_TRY(cuarr_cu_check(cuarr_cu.call, #call))
 

@@ -45,16 +45,19 @@ static void *open_library(const char *env_var, const char *const *sonames, char 
     return h;
   }
   const char *home = getenv("CUDA_HOME");
-  if (!home || !*home) home = "/usr/local/cuda";
+  if (!home || !*home)
+    home = "/usr/local/cuda";
   for (const char *const *name = sonames; *name; name++) {
     void *h = dlopen(*name, RTLD_NOW | RTLD_LOCAL);
-    if (h) return h;
+    if (h)
+      return h;
   }
   for (const char *const *name = sonames; *name; name++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/lib64/%s", home, *name);
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (h) return h;
+    if (h)
+      return h;
   }
   snprintf(tried, tried_size, "%s not found on the loader's path nor in %s/lib64 (set %s)",
            sonames[0], home, env_var);
@@ -64,7 +67,8 @@ static void *open_library(const char *env_var, const char *const *sonames, char 
 static void fail_library(library *lib, const char *fmt, const char *a, const char *b) {
   lib->status = CUARR_NOT_AVAILABLE;
   snprintf(lib->message, sizeof lib->message, fmt, a, b);
-  if (lib->handle) dlclose(lib->handle);
+  if (lib->handle)
+    dlclose(lib->handle);
   lib->handle = NULL;
 }
 
@@ -97,7 +101,8 @@ static void load_driver_once(void) {
     return;
   int ok = 1;
   CUARR_DRIVER_FUNCTIONS(RESOLVE_)
-  if (!ok) return;
+  if (!ok)
+    return;
   CUresult r = cuarr_cu.cuInit(0);
   if (r != CUDA_SUCCESS) {
     const char *name = "unknown error";
@@ -119,8 +124,7 @@ static void load_nvrtc_once(void) {
 }
 
 static void load_cublas_once(void) {
-  static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
-                                      NULL};
+  static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
   library *lib = &cublas_lib;
   if (!open_or_fail(lib, "cuBLAS", "CUARR_LIBCUBLAS", names))
     return;
@@ -131,7 +135,8 @@ static void load_cublas_once(void) {
 
 static cuarr_status finish(library *lib, void (*init)(void)) {
   pthread_once(&lib->once, init);
-  if (lib->status != CUARR_OK) return cuarr_fail(lib->status, "%s", lib->message);
+  if (lib->status != CUARR_OK)
+    return cuarr_fail(lib->status, "%s", lib->message);
   return CUARR_OK;
 }
 
@@ -140,7 +145,8 @@ cuarr_status cuarr_load_nvrtc(void) { return finish(&nvrtc_lib, load_nvrtc_once)
 cuarr_status cuarr_load_cublas(void) { return finish(&cublas_lib, load_cublas_once); }
 
 cuarr_status cuarr_cu_check(CUresult r, const char *what) {
-  if (r == CUDA_SUCCESS) return CUARR_OK;
+  if (r == CUDA_SUCCESS)
+    return CUARR_OK;
   const char *name = "CUDA_ERROR_UNKNOWN", *text = "unknown error";
   cuarr_cu.cuGetErrorName(r, &name);
   cuarr_cu.cuGetErrorString(r, &text);
@@ -149,6 +155,7 @@ cuarr_status cuarr_cu_check(CUresult r, const char *what) {
 }
 
 cuarr_status cuarr_nvrtc_check(nvrtcResult r, const char *what) {
-  if (r == NVRTC_SUCCESS) return CUARR_OK;
+  if (r == NVRTC_SUCCESS)
+    return CUARR_OK;
   return cuarr_fail(CUARR_COMPILE_ERROR, "%s: %s", what, cuarr_nvrtc.nvrtcGetErrorString(r));
 }

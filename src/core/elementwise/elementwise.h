@@ -71,8 +71,7 @@ cuarr_status cuarr_ew_launch(cuarr_context *ctx, int device, cuarr_ew_program *p
  * (ignored for scalars).  Returns a malloc'd string and the kernel's name in *kernel_name
  * (malloc'd), or NULL with the error set. */
 char *cuarr_ew_source(const cuarr_ew_program *program, int n, const cuarr_ew_operand *ops,
-                      const cuarr_dtype *storage_dtypes, int layout, bool wide,
-                      char **kernel_name);
+                      const cuarr_dtype *storage_dtypes, int layout, bool wide, char **kernel_name);
 enum {
   CUARR_EW_LAYOUT_CONTIG_VECTOR = 0,
   CUARR_EW_LAYOUT_GENERIC = 5,

@@ -8,9 +8,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "elementwise/elementwise_private.h"
 #include "compile/function_table.h"
 #include "compile/hash.h"
+#include "elementwise/elementwise_private.h"
 
 struct cuarr_ew_cache {
   cuarr_function_table *table;

@@ -29,7 +29,8 @@ static int n_spare;
 static void *struct_alloc(void) {
   void *p = NULL;
   pthread_mutex_lock(&spare_lock);
-  if (n_spare > 0) p = spare[--n_spare];
+  if (n_spare > 0)
+    p = spare[--n_spare];
   pthread_mutex_unlock(&spare_lock);
   return p ? p : malloc(sizeof(pooled_buffer));
 }
@@ -51,14 +52,17 @@ static void release_malloc(cuarr_buffer *b) { free(b->ptr); }
  * a device array into a new host array. */
 enum { HUGE_PAGE = 2 << 20, MAP_THRESHOLD = 4 << 20 };
 
-static size_t mapped_size(size_t nbytes) { return (nbytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1); }
+static size_t mapped_size(size_t nbytes) {
+  return (nbytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+}
 
 static void release_mapped(cuarr_buffer *b) { munmap(b->ptr, mapped_size(b->nbytes)); }
 
 static void *map_host(size_t nbytes) {
-  void *p = mmap(NULL, mapped_size(nbytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                 -1, 0);
-  if (p == MAP_FAILED) return NULL;
+  void *p =
+      mmap(NULL, mapped_size(nbytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    return NULL;
 #ifdef MADV_HUGEPAGE
   madvise(p, mapped_size(nbytes), MADV_HUGEPAGE); /* advice only: fine if refused */
 #endif
@@ -123,7 +127,8 @@ cuarr_status cuarr_buffer_new_host(size_t nbytes, bool pinned, cuarr_reclaim rec
   /* a 0-byte buffer still has an address */
   void *ptr = mapped ? map_host(nbytes) : malloc(nbytes ? nbytes : 1);
   if (!b || !ptr) {
-    if (b) struct_free(b);
+    if (b)
+      struct_free(b);
     if (ptr && mapped)
       munmap(ptr, mapped_size(nbytes));
     else

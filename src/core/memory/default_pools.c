@@ -16,7 +16,6 @@
 
 #include "internal.h"
 
-
 static _Atomic(cuarr_pool *) device_pools[CUARR_MAX_DEVICES];
 static _Atomic(cuarr_pool *) pinned_pool;
 static pthread_mutex_t create_lock = PTHREAD_MUTEX_INITIALIZER;

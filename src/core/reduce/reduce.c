@@ -4,10 +4,10 @@
  */
 #include <string.h>
 
+#include "array/casting.h"
 #include "array/result.h"
 #include "array/shape_format.h"
 #include "reduce/reduce.h"
-#include "array/casting.h"
 
 static const char *const names[CUARR_NREDUCE_OPS] = {
     [CUARR_REDUCE_SUM] = "sum",

@@ -1,8 +1,8 @@
 /*
  * reduce_device.c -- the built-in reductions on the device: each op is a reduction program
  * (map, reduce, post, identity, as a ReductionKernel would spell it) run by the engine
- * (reduce_engine.c), with the helpers of kernels/include/reduction_ops.cuh for NaN-aware min/max and
- * the argmin/argmax pairs.
+ * (reduce_engine.c), with the helpers of kernels/include/reduction_ops.cuh for NaN-aware min/max
+ * and the argmin/argmax pairs.
  *
  * Types: the input is loaded and converted to the op's variable type (the accumulator dtype
  * for sums and products; the input's dtype for min/max and the arg ops, float16 as float,

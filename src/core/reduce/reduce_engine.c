@@ -29,8 +29,8 @@
 #include "reduce/reduce_engine.h"
 
 #define THREADS 256
-#define MAX_SLOTS 16    /* array inputs of one reduction */
-#define MAX_INPUTS 64   /* every input */
+#define MAX_SLOTS 16             /* array inputs of one reduction */
+#define MAX_INPUTS 64            /* every input */
 #define RESIDENT_BLOCKS_PER_SM 8 /* resident 256-thread blocks that fill a multiprocessor */
 #define LAYOUT_MAXDIM 32 /* the arrays of kernels/templates/reduction.cu's cuarr_red_layout */
 /* Split grids.  A grid splits when its lanes would take at least SPLIT_FROM items (vectors or

@@ -3,9 +3,9 @@
  * stream), made on first use and kept for the life of the process.
  *
  * The blocks of a split reduction count their arrival on their column's counter, and the last
- * to arrive finishes the column (kernels/templates/reduction.cu).  Its atomicInc also wraps the counter
- * back to zero, so the array is all zeros whenever no reduction is running on the stream; and
- * on one stream reductions run one after another (each kernel waits for the one before it
+ * to arrive finishes the column (kernels/templates/reduction.cu).  Its atomicInc also wraps the
+ * counter back to zero, so the array is all zeros whenever no reduction is running on the stream;
+ * and on one stream reductions run one after another (each kernel waits for the one before it
  * before it touches memory).  So the zeros are written once, when the array is made, instead
  * of by a memset before every launch -- a second driver call per reduction.  Per stream, not
  * per device: reductions on two streams may run at once.  Entries are never freed: a destroyed

@@ -6,10 +6,10 @@
  */
 #include <string.h>
 
+#include "array/casting.h"
 #include "array/result.h"
 #include "array/shape_format.h"
 #include "reduce/reduce.h"
-#include "array/casting.h"
 
 static const char *scan_name(cuarr_scan_op op) {
   return op == CUARR_SCAN_CUMPROD ? "cumprod" : "cumsum";

@@ -1,8 +1,8 @@
 /*
  * scan_device.h -- the device scans (cumsum, cumprod): the kernel specialisations of
- * kernels/templates/scan.cu, their names and program text (scan_source.c), and how a call is laid out
- * for them (scan_device.c), exposed so that tests can check both without a device.  Private
- * to src/core/.
+ * kernels/templates/scan.cu, their names and program text (scan_source.c), and how a call is laid
+ * out for them (scan_device.c), exposed so that tests can check both without a device.  Private to
+ * src/core/.
  */
 #ifndef CUARR_SCAN_DEVICE_H
 #define CUARR_SCAN_DEVICE_H

@@ -93,8 +93,8 @@ static char *source_of(item it, const char *ns, char **name) {
   cuarr_array shape_only = {.dtype = it.in}; /* only a raw operand's layout is read */
   operands[0].array = &shape_only;
   cuarr_dtype storage[2] = {it.in, CUARR_INT64};
-  return cuarr_red_source(program, n, operands, storage, &types, out, it.variant, it.vec,
-                          it.wide, ns, name);
+  return cuarr_red_source(program, n, operands, storage, &types, out, it.variant, it.vec, it.wide,
+                          ns, name);
 }
 
 typedef struct job {

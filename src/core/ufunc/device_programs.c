@@ -1,8 +1,8 @@
 /*
  * device_programs.c -- one elementwise program per (ufunc, loop dtype), run by the device engine
  * (elementwise/elementwise.h).  Each operation calls the ufunc's scalar function from
- * kernels/include/ufunc_math.cuh, the same function the host loops call, and the programs' preamble is
- * that file (embedded by tools/embed.sh), so both backends compute the same thing.
+ * kernels/include/ufunc_math.cuh, the same function the host loops call, and the programs' preamble
+ * is that file (embedded by tools/embed.sh), so both backends compute the same thing.
  *
  * The operands are named in0, in1, in2 and out0; the engine loads each input converted to the
  * loop's dtype (the operand's var_dtype) and stores out0 converted to the output array's dtype.

@@ -1,7 +1,7 @@
 /*
  * host_rows.h -- the typed rows of the host loops, generated for each (ufunc, loop dtype) from
- * the scalar functions of kernels/include/ufunc_math.cuh.  Included by host_rows_<family>.c, each of
- * which expands the entries of CUARR_UF_LIST of its family.
+ * the scalar functions of kernels/include/ufunc_math.cuh.  Included by host_rows_<family>.c, each
+ * of which expands the entries of CUARR_UF_LIST of its family.
  *
  * A row gets its operands already in the loop's dtypes (host_loop.c converts around it), so
  * there is one row per loop rather than one per combination of storage dtypes.  Each row has

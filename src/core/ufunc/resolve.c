@@ -161,13 +161,11 @@ static cuarr_status choose_loop(const cuarr_ufunc *u, const cuarr_operand *in,
     if (t == CUARR_UINT64 && (u->flags & CUARR_UF_COMPARE)) { /* NumPy's qQ and Qq loops */
       const cuarr_uf_host_row *host = cuarr_uf_host_mixed(u);
       cuarr_ew_program *const *device = cuarr_uf_device_mixed(u);
-      int m = cuarr_can_cast_safe(eff[0], CUARR_INT64) &&
-                      cuarr_can_cast_safe(eff[1], CUARR_UINT64)
-                  ? 0
-              : cuarr_can_cast_safe(eff[0], CUARR_UINT64) &&
-                      cuarr_can_cast_safe(eff[1], CUARR_INT64)
-                  ? 1
-                  : -1;
+      int m =
+          cuarr_can_cast_safe(eff[0], CUARR_INT64) && cuarr_can_cast_safe(eff[1], CUARR_UINT64) ? 0
+          : cuarr_can_cast_safe(eff[0], CUARR_UINT64) && cuarr_can_cast_safe(eff[1], CUARR_INT64)
+              ? 1
+              : -1;
       if (m >= 0) {
         r->in[0] = m == 0 ? CUARR_INT64 : CUARR_UINT64;
         r->in[1] = m == 0 ? CUARR_UINT64 : CUARR_INT64;

@@ -18,9 +18,9 @@
 #ifndef CUARR_UFUNC_UFUNC_H
 #define CUARR_UFUNC_UFUNC_H
 
-#include "internal.h"
-#include "elementwise/elementwise.h"
 #include "array/casting.h"
+#include "elementwise/elementwise.h"
+#include "internal.h"
 
 /* clang-format off */
 #define CUARR_UF_LIST(X)                                                                           \
@@ -172,7 +172,6 @@ typedef struct cuarr_uf_device_loop {
 } cuarr_uf_device_loop;
 /* Fills out (when not NULL) and returns the number of loops. */
 int cuarr_uf_device_loops(cuarr_uf_device_loop *out);
-
 
 /* ---- resolve.c */
 /* A call resolved to a loop. */

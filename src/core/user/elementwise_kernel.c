@@ -50,8 +50,9 @@ void cuarr_elementwise_kernel_free(cuarr_elementwise_kernel *k) {
 }
 
 cuarr_status cuarr_elementwise_kernel_new(const char *in_params, const char *out_params,
-                                 const char *operation, const char *name,
-                                 const cuarr_elementwise_kernel_options *opts, cuarr_elementwise_kernel **out) {
+                                          const char *operation, const char *name,
+                                          const cuarr_elementwise_kernel_options *opts,
+                                          cuarr_elementwise_kernel **out) {
   *out = NULL;
   if (!in_params || !out_params || !operation)
     return cuarr_fail(CUARR_VALUE_ERROR, "a kernel needs in_params, out_params and operation");
@@ -113,9 +114,10 @@ static cuarr_status check_device_array(const cuarr_kparam *p, const cuarr_array 
   return CUARR_OK;
 }
 
-cuarr_status cuarr_elementwise_kernel_call(cuarr_context *ctx, cuarr_elementwise_kernel *k, int device,
-                                  const cuarr_operand *in, cuarr_array *outputs, int64_t size,
-                                  cuarr_dtype weak_float_dtype) {
+cuarr_status cuarr_elementwise_kernel_call(cuarr_context *ctx, cuarr_elementwise_kernel *k,
+                                           int device, const cuarr_operand *in,
+                                           cuarr_array *outputs, int64_t size,
+                                           cuarr_dtype weak_float_dtype) {
   if (!k)
     return cuarr_fail(CUARR_VALUE_ERROR, "no kernel");
   if (device == CUARR_HOST)
