@@ -1,4 +1,7 @@
 /*
+ * array/ -- arrays: dtypes, casting rules and promotion, arrays and views, the one iterator every
+ *   engine and host loop uses.
+ *
  * array.c -- an array is a view of a reference-counted buffer: dtype, shape, byte strides and
  * a byte offset.  Here: sizes, contiguity flags, shape checks, new arrays and sharing.
  */

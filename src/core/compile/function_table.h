@@ -10,7 +10,7 @@
  * Not through here: the copy kernels (copy/copy_kernels.c) and the read-back kernel
  * (copy/read_back.c), whose variants are few enough to index an array of slots per device
  * directly (a hit is one atomic load, no hashing); the compile service's module cache
- * (compile/nvrtc.c), keyed by source text and owning the loaded modules, which the launchers
+ * (compile/module_cache.c), keyed by source text and owning the loaded modules, which the launchers
  * reach only on a miss here; and flat_call.c's per-thread memo of whole call decisions.
  */
 #ifndef CUARR_FUNCTION_TABLE_H

@@ -1,4 +1,7 @@
 /*
+ * compile/ -- compiling: the code generator, NVRTC, the disk cache, loaded modules, dispatch
+ *   tables, launching.
+ *
  * module_cache.c -- compiled programs loaded on their device, with their kernels and globals
  * (see module_cache.h).
  */

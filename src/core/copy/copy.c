@@ -1,4 +1,7 @@
 /*
+ * copy/ -- copies and fills of every placement: host loops, device kernels, transfers between host
+ *   and device, reading results back.
+ *
  * copy.c -- cuarr_copy, cuarr_fill and cuarr_fill_linear: one entry point for every placement.
  *
  * Host-to-host copies are C loops; copies within one device are kernels; anything that crosses

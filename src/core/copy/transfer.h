@@ -1,4 +1,5 @@
-/* transfer.h -- the parts of the transfer layer shared between its files. */
+/* transfer.h -- what the host<->device transfer files of copy/ share: deferred releases of
+ * staging buffers and byte copies. */
 #ifndef CUARR_TRANSFER_H
 #define CUARR_TRANSFER_H
 

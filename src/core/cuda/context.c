@@ -1,4 +1,4 @@
-/* context.c -- checks on a cuarr_context shared by the copy paths. */
+/* context.c -- the per-call context (cuarr.h): which stream work on a device goes to. */
 #include "internal.h"
 
 cuarr_status cuarr_ctx_stream_for(const cuarr_context *ctx, int device, CUstream *out) {

@@ -1,4 +1,7 @@
 /*
+ * cuda/ -- the CUDA driver: loading it (and NVRTC) with dlopen, devices and their facts, streams
+ *   and events, the per-call context.
+ *
  * device.c -- devices, their primary contexts, and what the runtime reports.
  *
  * cuarr works in each device's primary context (cuDevicePrimaryCtxRetain), so it shares one

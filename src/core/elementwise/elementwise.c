@@ -1,4 +1,7 @@
 /*
+ * elementwise/ -- the device elementwise engine: layouts, kernel variants, generated loops,
+ *   launches.
+ *
  * elementwise.c -- cuarr_ew_launch: check the operands, choose the layout class, find the
  * kernel in the program's cache (compiling it on the first call) and launch it.
  *

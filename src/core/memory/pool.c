@@ -1,4 +1,7 @@
 /*
+ * memory/ -- memory: the caching pool allocator, the default device and pinned pools, reference-
+ *   counted buffers.
+ *
  * pool.c -- a caching allocator in the manner of CuPy's memory pools, independent of CUDA.
  *
  * Raw memory comes in "segments" from a cuarr_raw_allocator (cuMemAlloc, cuMemHostAlloc, an

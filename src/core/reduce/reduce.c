@@ -1,4 +1,6 @@
 /*
+ * reduce/ -- reductions: semantics, host loops, and the device engine with its generated kernels.
+ *
  * reduce.c -- cuarr_reduce: dtypes, axes, the output (given or allocated), the empty cases,
  * then the host loops or the device engine over a keepdims view of the output.
  */

@@ -1,4 +1,6 @@
 /*
+ * scan/ -- scans (cumsum, cumprod): semantics, host loops, device kernels.
+ *
  * scan.c -- cuarr_scan: cumsum and cumprod.  Dtypes as sums and products; axis -1 scans the
  * flattened array (C order; a non-contiguous input is copied first); the output is given or
  * allocated; an output that shares memory with the input in another layout is written

@@ -1,4 +1,6 @@
 /*
+ * testing/ -- code only the C tests link: the compile-everything checks of `make test`.
+ *
  * compile_batches.c -- the driver of the compile-everything checks (the copy kernels' and the
  * ufunc kernels'): items compiled many to an NVRTC program, the programs by a few threads,
  * in NVRTC's fast-compile mode when it has one.  No GPU needed.

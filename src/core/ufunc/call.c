@@ -1,4 +1,6 @@
 /*
+ * ufunc/ -- the built-in ufuncs: their list, type resolution, host loops and device programs.
+ *
  * call.c -- cuarr_ufunc_call: the checks around a ufunc call, broadcasting, the output, and
  * handing the work to the host loops or the device engine.
  *

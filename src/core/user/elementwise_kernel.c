@@ -1,4 +1,6 @@
 /*
+ * user/ -- user kernels: ElementwiseKernel, ReductionKernel and their parameter lists.
+ *
  * elementwise_kernel.c -- user elementwise kernels with CuPy's semantics (cuarr.h):
  *
  *   cuarr_elementwise_kernel_new("float32 x, T y, raw T z", "T w", "w = x + y + z[i]", "k", ...)
