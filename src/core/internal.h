@@ -15,7 +15,7 @@ cuarr_status cuarr_device_context(int device, CUcontext *out);
 /* The device's compute capability as major*10+minor (90 for sm_90): its facts' arch. */
 cuarr_status cuarr_device_arch(int device, int *arch);
 
-/* ---- compile/nvrtc.c : compile service with the in-memory cache */
+/* ---- compile/nvrtc.c : CUDA C compiled to a cubin (no GPU needed) */
 /* Compile `source` for sm_<arch> to a cubin (malloc'd, caller frees).  Fails with
  * CUARR_COMPILE_ERROR carrying NVRTC's log and the source lines it points at, or
  * CUARR_NOT_AVAILABLE without NVRTC.  Needs no GPU. */
