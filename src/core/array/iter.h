@@ -201,6 +201,12 @@ static inline bool cuarr_iter_span_fits32(int64_t span) { return span < (int64_t
 /* The largest cuarr_layout, in index-sized values. */
 #define CUARR_ITER_LAYOUT_MAX (2 + 2 + 3 * CUARR_MAXDIM)
 
+/* Room for a packed cuarr_layout of either index width. */
+typedef union cuarr_iter_layout {
+  uint32_t u32[CUARR_ITER_LAYOUT_MAX];
+  uint64_t u64[CUARR_ITER_LAYOUT_MAX];
+} cuarr_iter_layout;
+
 /* kernels/include/common.cuh's cuarr_layout<I, axes, n_ops> into at: n, ndim, origin[n_ops],
  * shape[axes], strides[n_ops][axes], each a uint32_t (a uint64_t when wide); the axes past
  * ndim have extent 1 and stride 0 (the generic kernel's unused ones).  Negative strides are
@@ -229,6 +235,26 @@ static inline int cuarr_iter_pack(void *at, bool wide, int64_t n, int ndim, int 
     }
   }
   return i;
+}
+
+/* A raw operand's parameter (kernels/templates/elementwise.cu's cuarr_raw), which the iterator
+ * leaves as it is (not broadcast, not collapsed): data pointer, size, shape, strides in bytes;
+ * a 0-d array as one axis of extent 1.  cuarr_iter_raw_bytes: its size in bytes. */
+static inline size_t cuarr_iter_raw_bytes(const cuarr_array *a) {
+  return 16 + 16 * (size_t)(a->ndim > 0 ? a->ndim : 1);
+}
+static inline void cuarr_iter_pack_raw(const cuarr_array *a, void *at) {
+  unsigned char *b = at;
+  uint64_t ptr = (uint64_t)(uintptr_t)cuarr_array_data(a);
+  int64_t size = cuarr_array_size(a);
+  memcpy(b, &ptr, 8);
+  memcpy(b + 8, &size, 8);
+  int nd = a->ndim > 0 ? a->ndim : 1;
+  for (int d = 0; d < nd; d++) {
+    int64_t e = d < a->ndim ? a->shape[d] : 1, st = d < a->ndim ? a->strides[d] : 0;
+    memcpy(b + 16 + 8 * (size_t)d, &e, 8);
+    memcpy(b + 16 + 8 * (size_t)(nd + d), &st, 8);
+  }
 }
 
 #endif

@@ -258,12 +258,7 @@ bool cuarr_copy_transpose_axes(int ndim, int64_t *shape, int64_t *const *strides
 
 /* The kernel's cuarr_layout<I, axes, n_ops> parameter (kernels/include/common.cuh), packed by
  * the iterator's last stage. */
-typedef union layout_arg {
-  uint32_t u32[CUARR_ITER_LAYOUT_MAX];
-  uint64_t u64[CUARR_ITER_LAYOUT_MAX];
-} layout_arg;
-
-static void layout_pack(const plan *p, int axes, layout_arg *out) {
+static void layout_pack(const plan *p, int axes, cuarr_iter_layout *out) {
   const int64_t *strides[2] = {p->strides[0], p->strides[1]};
   cuarr_iter_pack(out, p->wide, p->n, p->ndim, axes, p->shape, p->n_ops, p->origin, strides);
 }
@@ -313,7 +308,7 @@ static cuarr_status transpose_launch(int device, device_kernels *t, CUstream str
   const int64_t tile = CUARR_TRANSPOSE_TILE;
   int64_t rows = p->shape[p->ndim - 2], cols = p->shape[p->ndim - 1];
   int64_t tiles = ((rows + tile - 1) / tile) * ((cols + tile - 1) / tile) * (p->n / (rows * cols));
-  layout_arg layout;
+  cuarr_iter_layout layout;
   layout_pack(p, CUARR_MAXDIM, &layout);
   void *args[3] = {&p->base[0], &p->base[1], &layout};
   return cuarr_launch(f, blocks_capped(t, tiles), CUARR_COPY_THREADS, 0, stream, args);
@@ -346,7 +341,7 @@ static cuarr_status copy_direct(int device, CUstream stream, const cuarr_array *
   cuarr_copy_variant v = {CUARR_FAMILY_COPY, dt, st, p.shape_kind, p.wide};
   CUfunction f;
   CUARR_TRY(kernel_for(device, &t->copy[st][dt][p.shape_kind][p.wide], &v, &f));
-  layout_arg layout;
+  cuarr_iter_layout layout;
   index_arg count = index_of(&p, n);
   void *args[3] = {&p.base[0], &p.base[1], &count};
   if (p.shape_kind != CUARR_SHAPE_CONTIG) {
@@ -469,7 +464,7 @@ cuarr_status cuarr_device_fill(cuarr_context *ctx, const cuarr_array *dst, cuarr
                           cuarr_bits_dtype(dst->dtype), p.shape_kind, p.wide};
   CUfunction f;
   CUARR_TRY(kernel_for(device, &t->fill[log2_size(itemsize)][p.shape_kind][p.wide], &v, &f));
-  layout_arg layout;
+  cuarr_iter_layout layout;
   index_arg count = index_of(&p, n);
   void *args[3] = {&p.base[0], &bits, &count};
   if (p.shape_kind != CUARR_SHAPE_CONTIG) {
@@ -514,7 +509,7 @@ cuarr_status cuarr_device_fill_linear(cuarr_context *ctx, const cuarr_array *dst
   cuarr_copy_variant v = {CUARR_FAMILY_LINEAR, dst->dtype, dst->dtype, 1, p.wide};
   CUfunction f;
   CUARR_TRY(kernel_for(device, &t->linear[dst->dtype][p.wide], &v, &f));
-  layout_arg layout;
+  cuarr_iter_layout layout;
   layout_pack(&p, 1, &layout);
   void *args[6] = {&p.base[0], &layout, &values[0], &values[1], &values[2], &last};
   return cuarr_launch(f, grid_for(t, n), CUARR_COPY_THREADS, 0, stream, args);

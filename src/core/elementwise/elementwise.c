@@ -226,10 +226,6 @@ static void *arg_next(args *a, size_t size) {
   return p;
 }
 
-static size_t raw_bytes(const cuarr_array *a) {
-  return 16 + 16 * (size_t)(a->ndim > 0 ? a->ndim : 1);
-}
-
 /* Bytes of cuarr_layout<I, axes, n_slots>. */
 static size_t layout_bytes(const plan *p) {
   int axes = p->layout == CUARR_EW_GENERIC ? CUARR_MAXDIM : p->layout;
@@ -265,19 +261,6 @@ static void pack_layout(const plan *p, unsigned char *at) {
         st = sl->splat ? 0 : p->vec; /* in elements: one vector per step */
       put_index(at, i++, p->wide, (uint64_t)st);
     }
-  }
-}
-
-static void pack_raw(const cuarr_array *a, unsigned char *at) {
-  uint64_t ptr = (uint64_t)(uintptr_t)cuarr_array_data(a);
-  int64_t size = cuarr_array_size(a);
-  memcpy(at, &ptr, 8);
-  memcpy(at + 8, &size, 8);
-  int nd = a->ndim > 0 ? a->ndim : 1;
-  for (int d = 0; d < nd; d++) {
-    int64_t e = d < a->ndim ? a->shape[d] : 1, st = d < a->ndim ? a->strides[d] : 0;
-    memcpy(at + 16 + 8 * (size_t)d, &e, 8);
-    memcpy(at + 16 + 8 * (size_t)(nd + d), &st, 8);
   }
 }
 
@@ -438,7 +421,7 @@ static cuarr_status launch_checked(cuarr_ew_cache *cache, int device, CUstream s
   /* The parameters: each operand's, then the element count or the layout. */
   size_t need = (p.layout == CUARR_EW_CONTIG ? 8 : layout_bytes(&p) + 8);
   for (int k = 0; k < n; k++)
-    need += ops[k].array && ops[k].raw ? raw_bytes(ops[k].array) + 8 : 8;
+    need += ops[k].array && ops[k].raw ? cuarr_iter_raw_bytes(ops[k].array) + 8 : 8;
   if (need > a.size) {
     a.bytes = malloc(need);
     a.size = need;
@@ -453,7 +436,7 @@ static cuarr_status launch_checked(cuarr_ew_cache *cache, int device, CUstream s
     if (!o->array) {
       cuarr_scalar_store(o->scalar, o->var_dtype, arg_next(&a, 8));
     } else if (o->raw) {
-      pack_raw(o->array, arg_next(&a, raw_bytes(o->array)));
+      cuarr_iter_pack_raw(o->array, arg_next(&a, cuarr_iter_raw_bytes(o->array)));
     } else {
       uint64_t base = (uint64_t)p.slots[sn++].base;
       memcpy(arg_next(&a, 8), &base, 8);

@@ -344,23 +344,6 @@ static void *arg_next(args *a, size_t size) {
   return p;
 }
 
-static size_t raw_bytes(const cuarr_array *a) {
-  return 16 + 16 * (size_t)(a->ndim > 0 ? a->ndim : 1);
-}
-
-static void pack_raw(const cuarr_array *a, unsigned char *at) {
-  uint64_t ptr = (uint64_t)(uintptr_t)cuarr_array_data(a);
-  int64_t size = cuarr_array_size(a);
-  memcpy(at, &ptr, 8);
-  memcpy(at + 8, &size, 8);
-  int nd = a->ndim > 0 ? a->ndim : 1;
-  for (int d = 0; d < nd; d++) {
-    int64_t e = d < a->ndim ? a->shape[d] : 1, s = d < a->ndim ? a->strides[d] : 0;
-    memcpy(at + 16 + 8 * (size_t)d, &e, 8);
-    memcpy(at + 16 + 8 * (size_t)(nd + d), &s, 8);
-  }
-}
-
 static size_t layout_bytes(const plan *p) {
   return (size_t)(4 + 2 * LAYOUT_MAXDIM + (2 * p->n_slots + 1) * LAYOUT_MAXDIM) * (p->wide ? 8 : 4);
 }
@@ -467,7 +450,7 @@ static void pack_args(args *a, const plan *p, int n_in, const cuarr_red_operand 
     if (!o->array) {
       cuarr_scalar_store(o->scalar, o->var_dtype, arg_next(a, 8));
     } else if (o->raw) {
-      pack_raw(o->array, arg_next(a, raw_bytes(o->array)));
+      cuarr_iter_pack_raw(o->array, arg_next(a, cuarr_iter_raw_bytes(o->array)));
     } else {
       uint64_t ptr = (uint64_t)(uintptr_t)p->data[s++];
       memcpy(arg_next(a, 8), &ptr, 8);

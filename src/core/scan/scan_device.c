@@ -303,12 +303,7 @@ static cuarr_status kernel_for(int device, const cuarr_scan_variant *v, CUfuncti
 
 /* The kernel's cuarr_layout<I, axes, 2> parameter (kernels/include/common.cuh), packed by the
  * iterator's last stage. */
-typedef union layout_arg {
-  uint32_t u32[CUARR_ITER_LAYOUT_MAX];
-  uint64_t u64[CUARR_ITER_LAYOUT_MAX];
-} layout_arg;
-
-static void layout_pack(const plan *p, int axes, layout_arg *out) {
+static void layout_pack(const plan *p, int axes, cuarr_iter_layout *out) {
   const int64_t *strides[2] = {p->strides[0], p->strides[1]};
   cuarr_iter_pack(out, p->wide, p->n, p->ndim, axes, p->extent, 2, p->origin, strides);
 }
@@ -334,7 +329,7 @@ static index_arg index_of(const plan *p, int64_t n) {
 typedef struct kernel_args {
   CUdeviceptr base[2], state;
   index_arg n, len, rows, chunk;
-  layout_arg layout;
+  cuarr_iter_layout layout;
   void *list[7];
 } kernel_args;
 
