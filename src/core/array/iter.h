@@ -237,6 +237,21 @@ static inline int cuarr_iter_pack(void *at, bool wide, int64_t n, int ndim, int 
   return i;
 }
 
+/* A count or an index as a kernel parameter of the layout's index type. */
+typedef union cuarr_iter_index {
+  uint32_t u32;
+  uint64_t u64;
+} cuarr_iter_index;
+
+static inline cuarr_iter_index cuarr_iter_index_of(bool wide, int64_t n) {
+  cuarr_iter_index a;
+  if (wide)
+    a.u64 = (uint64_t)n;
+  else
+    a.u32 = (uint32_t)n;
+  return a;
+}
+
 /* A raw operand's parameter (kernels/templates/elementwise.cu's cuarr_raw), which the iterator
  * leaves as it is (not broadcast, not collapsed): data pointer, size, shape, strides in bytes;
  * a 0-d array as one axis of extent 1.  cuarr_iter_raw_bytes: its size in bytes. */

@@ -263,21 +263,6 @@ static void layout_pack(const plan *p, int axes, cuarr_iter_layout *out) {
   cuarr_iter_pack(out, p->wide, p->n, p->ndim, axes, p->shape, p->n_ops, p->origin, strides);
 }
 
-/* The element count as the kernel's index type. */
-typedef union index_arg {
-  uint32_t u32;
-  uint64_t u64;
-} index_arg;
-
-static index_arg index_of(const plan *p, int64_t n) {
-  index_arg a;
-  if (p->wide)
-    a.u64 = (uint64_t)n;
-  else
-    a.u32 = (uint32_t)n;
-  return a;
-}
-
 /* ---------------------------------------------------------------- copy */
 
 /* Plan dst = src for the kernels' dtypes dt and st (the same bits type for a same-dtype copy):
@@ -342,7 +327,7 @@ static cuarr_status copy_direct(int device, CUstream stream, const cuarr_array *
   CUfunction f;
   CUARR_TRY(kernel_for(device, &t->copy[st][dt][p.shape_kind][p.wide], &v, &f));
   cuarr_iter_layout layout;
-  index_arg count = index_of(&p, n);
+  cuarr_iter_index count = cuarr_iter_index_of(p.wide, n);
   void *args[3] = {&p.base[0], &p.base[1], &count};
   if (p.shape_kind != CUARR_SHAPE_CONTIG) {
     layout_pack(&p, cuarr_copy_variant_axes(p.shape_kind), &layout);
@@ -465,7 +450,7 @@ cuarr_status cuarr_device_fill(cuarr_context *ctx, const cuarr_array *dst, cuarr
   CUfunction f;
   CUARR_TRY(kernel_for(device, &t->fill[log2_size(itemsize)][p.shape_kind][p.wide], &v, &f));
   cuarr_iter_layout layout;
-  index_arg count = index_of(&p, n);
+  cuarr_iter_index count = cuarr_iter_index_of(p.wide, n);
   void *args[3] = {&p.base[0], &bits, &count};
   if (p.shape_kind != CUARR_SHAPE_CONTIG) {
     layout_pack(&p, cuarr_copy_variant_axes(p.shape_kind), &layout);

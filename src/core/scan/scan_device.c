@@ -308,27 +308,12 @@ static void layout_pack(const plan *p, int axes, cuarr_iter_layout *out) {
   cuarr_iter_pack(out, p->wide, p->n, p->ndim, axes, p->extent, 2, p->origin, strides);
 }
 
-/* A count as the kernel's index type. */
-typedef union index_arg {
-  uint32_t u32;
-  uint64_t u64;
-} index_arg;
-
-static index_arg index_of(const plan *p, int64_t n) {
-  index_arg a;
-  if (p->wide)
-    a.u64 = (uint64_t)n;
-  else
-    a.u32 = (uint32_t)n;
-  return a;
-}
-
 /* The kernel's arguments: in, out, then (n, len) for the contiguous one-pass kernels, the
  * layout for the strided ones, the layout, rows and chunk for the thread-per-row ones; then
  * the state memory. */
 typedef struct kernel_args {
   CUdeviceptr base[2], state;
-  index_arg n, len, rows, chunk;
+  cuarr_iter_index n, len, rows, chunk;
   cuarr_iter_layout layout;
   void *list[7];
 } kernel_args;
@@ -341,16 +326,16 @@ static void args_make(const plan *p, CUdeviceptr state, kernel_args *a) {
   a->list[k++] = &a->base[0];
   a->list[k++] = &a->base[1];
   if (cuarr_scan_shape_is_contig(p->shape)) {
-    a->n = index_of(p, p->n);
-    a->len = index_of(p, p->len);
+    a->n = cuarr_iter_index_of(p->wide, p->n);
+    a->len = cuarr_iter_index_of(p->wide, p->len);
     a->list[k++] = &a->n;
     a->list[k++] = &a->len;
   } else {
     layout_pack(p, cuarr_scan_layout_axes(p->shape), &a->layout);
     a->list[k++] = &a->layout;
     if (!cuarr_scan_shape_is_rows(p->shape)) {
-      a->rows = index_of(p, p->rows);
-      a->chunk = index_of(p, p->chunk);
+      a->rows = cuarr_iter_index_of(p->wide, p->rows);
+      a->chunk = cuarr_iter_index_of(p->wide, p->chunk);
       a->list[k++] = &a->rows;
       a->list[k++] = &a->chunk;
     }
