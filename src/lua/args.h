@@ -33,9 +33,8 @@ int cuarr_lua_check_shape(lua_State *L, int idx, int64_t *shape);
 /* A Lua number/boolean as a scalar (integers int64, floats float64, booleans bool). */
 bool cuarr_lua_to_scalar(lua_State *L, int idx, cuarr_scalar *out);
 
-/* The most NVRTC options a user kernel takes: the reduction engine passes on at most this many
- * of a program's own options (MAX_OPTIONS in core/reduce/reduce_engine.c), so more are refused
- * here rather than dropped there. */
+/* The most NVRTC options a user kernel takes from Lua: the binding reads them into a list on the
+ * stack, and refuses more (a ValueError) rather than dropping any; the core has no limit. */
 #define CUARR_LUA_MAX_OPTIONS 32
 /* opts.options (a table of strings) into options[CUARR_LUA_MAX_OPTIONS], kept alive by the
  * table; returns the count.  More than CUARR_LUA_MAX_OPTIONS is a ValueError naming the limit. */
