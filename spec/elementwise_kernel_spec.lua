@@ -114,6 +114,25 @@ describe("ElementwiseKernel declarations", function()
       { options = options })
     assert(err.message:find("32", 1, true), err.message)
   end)
+  it("a light userdata given a kernel's metatable is no kernel: a TypeError", function()
+    local function is_light(v) -- debug.setuservalue refuses a light userdata by name
+      local ok, err = pcall(debug.setuservalue, v, true, 1)
+      return not ok and tostring(err):find("light userdata", 1, true) ~= nil
+    end
+    local lud -- a light userdata: the array metatable's __index closure holds one
+    local index = getmetatable(cuarr.cpu.zeros(1)).__index
+    for i = 1, 8 do
+      local _, v = debug.getupvalue(index, i)
+      if type(v) == "userdata" and is_light(v) then lud = v break end
+    end
+    assert(lud, "no light userdata found to test with")
+    local old = debug.getmetatable(lud)
+    debug.setmetatable(lud, getmetatable(EK("float32 x", "float32 y", "y = x;")))
+    local ok, err = pcall(function() return lud(cuarr.cpu.zeros(1)) end)
+    debug.setmetatable(lud, old) -- every light userdata shares that metatable
+    assert.is_false(ok)
+    assert.are.equal("TypeError", err.kind)
+  end)
 end)
 
 -- ---------------------------------------------------------------- calls (device)
@@ -326,6 +345,22 @@ describe("ElementwiseKernel calls", function()
     assert.are.equal(2 * n, flat(y)[n])
     local scaled = EK("T x", "T y", "y = x * SCALE;", "with_options", { options = { "-DSCALE=3" } })
     A.check_equal(flat(scaled(cuarr.array({ 1, 2 }, "int32"))), { 3, 6 }, "-DSCALE=3")
+  end)
+
+  H.gpu_it("options read through __index stay alive while the kernel is made", function()
+    -- Each read makes a new string and collects garbage: the binding must keep what it read.
+    local opts = setmetatable({}, { __index = function(_, key)
+      collectgarbage()
+      if key == "preamble" then return "#define ADD_" .. "ONE(v) ((v) + 1)" end
+      if key == "options" then
+        return setmetatable({}, { __len = function() return 2 end, __index = function(_, i)
+          collectgarbage()
+          return i == 1 and "-DTWO=" .. "2" or "-DTHREE=" .. "3"
+        end })
+      end
+    end })
+    local k = EK("int32 x", "int32 y", "y = ADD_ONE(x) * TWO + THREE;", "through_index", opts)
+    A.check_equal(flat(k(cuarr.array({ 1, 2 }, "int32"))), { 7, 9 }, "preamble and -D options")
   end)
 
   H.gpu_it("a compile error is a CompileError carrying NVRTC's log", function()

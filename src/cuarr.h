@@ -37,6 +37,8 @@ extern "C" {
 #define CUARR_VERSION "0.1.0"
 #define CUARR_MAXDIM 32
 #define CUARR_HOST (-1) /* the "device" of host memory */
+/* cuarr sees devices 0 .. CUARR_MAX_DEVICES-1; more are not reported (cuarr_device_count). */
+#define CUARR_MAX_DEVICES 64
 
 /* ---------------------------------------------------------------- errors */
 

@@ -4,7 +4,7 @@
  * compute the same thing.
  *
  * The file is compiled twice:
- *  - into the host library, through src/core/ufunc/math.h (which includes host/cast.h and the C
+ *  - into the host library, through src/core/ufunc/math.h (which includes array/cast.h and the C
  *    headers first), with CUARR_UF_FN = static inline and <math.h>'s functions;
  *  - pasted into NVRTC programs as the preamble of the ufunc kernels (tools/embed.sh embeds it as
  *    cuarr_kernel_source_ufunc_math_cuh), after common.cuh, with CUARR_UF_FN = a device inline

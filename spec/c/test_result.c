@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "array/result.h"
+#include "copy/result.h"
 #include "ctest.h"
 
 static cuarr_scalar f64(double v) {

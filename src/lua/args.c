@@ -137,33 +137,35 @@ bool cuarr_lua_to_scalar(lua_State *L, int idx, cuarr_scalar *out) {
 }
 
 const char *cuarr_lua_opt_string_field(lua_State *L, int idx, const char *name) {
+  luaL_checkstack(L, 1, "option");
   int t = cuarr_lua_get_option(L, idx, name);
-  const char *v = NULL;
   if (t == LUA_TSTRING)
-    v = lua_tostring(L, -1);
-  else if (t != LUA_TNIL)
+    return lua_tostring(L, -1); /* left on the stack, which keeps it alive */
+  if (t != LUA_TNIL)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "option '%s' must be a string, got %s", name,
                     luaL_typename(L, -1));
-  lua_pop(L, 1); /* the string stays alive: the options table holds it */
-  return v;
+  lua_pop(L, 1);
+  return NULL;
 }
 
-/* opts.options: a table of NVRTC options into options[] (kept alive by the table); the count. */
 int cuarr_lua_read_compile_options(lua_State *L, int opts, const char **options) {
+  luaL_checkstack(L, CUARR_LUA_MAX_OPTIONS + 1, "compile options");
   int n = 0;
-  if (cuarr_lua_get_option(L, opts, "options") == LUA_TTABLE) {
-    lua_Integer len = luaL_len(L, -1);
+  int t = cuarr_lua_get_option(L, opts, "options");
+  if (t == LUA_TTABLE) {
+    int list = lua_gettop(L);
+    lua_Integer len = luaL_len(L, list);
     if (len > CUARR_LUA_MAX_OPTIONS)
       return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most %d compile options",
                              CUARR_LUA_MAX_OPTIONS);
     for (lua_Integer i = 1; i <= len; i++) {
-      lua_geti(L, -1, i);
+      lua_geti(L, list, i); /* left on the stack, which keeps it alive */
       options[n++] = cuarr_lua_check_string(L, -1, "compile option");
-      lua_pop(L, 1);
     }
-  } else if (!lua_isnil(L, -1)) {
+  } else if (t != LUA_TNIL) {
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "option 'options' must be a table of strings");
+  } else {
+    lua_pop(L, 1);
   }
-  lua_pop(L, 1);
   return n;
 }

@@ -23,7 +23,9 @@ const char *cuarr_lua_check_string(lua_State *L, int idx, const char *what);
 int cuarr_lua_get_option(lua_State *L, int idx,
                          const char *name); /* pushes the value; returns its type */
 bool cuarr_lua_opt_bool_field(lua_State *L, int idx, const char *name, bool def);
-/* A string option; NULL when absent (the options table keeps the string alive). */
+/* A string option; NULL when absent.  The string is left on the stack, which keeps it alive
+ * until the calling function returns (an options table's __index may make a new string each
+ * time and drop it). */
 const char *cuarr_lua_opt_string_field(lua_State *L, int idx, const char *name);
 cuarr_dtype cuarr_lua_check_dtype(lua_State *L, int idx);
 /* A dtype argument that may be nil (gives def). */
@@ -36,8 +38,9 @@ bool cuarr_lua_to_scalar(lua_State *L, int idx, cuarr_scalar *out);
 /* The most NVRTC options a user kernel takes from Lua: the binding reads them into a list on the
  * stack, and refuses more (a ValueError) rather than dropping any; the core has no limit. */
 #define CUARR_LUA_MAX_OPTIONS 32
-/* opts.options (a table of strings) into options[CUARR_LUA_MAX_OPTIONS], kept alive by the
- * table; returns the count.  More than CUARR_LUA_MAX_OPTIONS is a ValueError naming the limit. */
+/* opts.options (a table of strings) into options[CUARR_LUA_MAX_OPTIONS], the list and its
+ * strings left on the stack to keep them alive; returns the count.  More than
+ * CUARR_LUA_MAX_OPTIONS is a ValueError naming the limit. */
 int cuarr_lua_read_compile_options(lua_State *L, int opts, const char **options);
 
 #endif

@@ -27,7 +27,6 @@
 #define CUARR_LUA_EVENT_MT "cuarr.Event"
 #define CUARR_LUA_POOL_MT "cuarr.MemoryPool"
 #define CUARR_LUA_ERROR_MT "cuarr.Error"
-#define CUARR_LUA_MAX_DEVICES 64
 
 /* ---- state.c */
 /* Addresses of array userdata recognised lately (cuarr_lua_to_array_in): a hit needs no
@@ -41,11 +40,11 @@ typedef struct cuarr_lua_known_arrays {
 } cuarr_lua_known_arrays;
 
 typedef struct cuarr_lua_state {
-  lua_State *main;                             /* the main thread, for garbage collections */
-  int device;                                  /* current device ordinal */
-  cuarr_stream *stream[CUARR_LUA_MAX_DEVICES]; /* current stream per device; NULL: null stream */
-  size_t since_gc;                             /* device bytes allocated since the last GC step */
-  cuarr_dtype default_float;                   /* dtype of Lua floats and of float creations */
+  lua_State *main;                          /* the main thread, for garbage collections */
+  int device;                               /* current device ordinal */
+  cuarr_stream *stream[CUARR_MAX_DEVICES];  /* current stream per device; NULL: null stream */
+  size_t since_gc;                          /* device bytes allocated since the last GC step */
+  cuarr_dtype default_float;                /* dtype of Lua floats and of float creations */
   const void *array_mt;                     /* this Lua state's array metatable (lua_topointer) */
   int array_mt_ref;                         /* and its reference in the registry */
   cuarr_lua_known_arrays *known;            /* the Lua state's recently recognised arrays */

@@ -103,9 +103,12 @@ const void *cuarr_lua_class_metatable(const cuarr_lua_state *S, const cuarr_lua_
 
 void *cuarr_lua_to_object(lua_State *L, const cuarr_lua_state *S, int idx,
                           const cuarr_lua_class *cls) {
-  /* A light userdata has no class's metatable (only the debug library could give it one). */
+  /* A full userdata only: a light userdata given a class's metatable (the debug library can)
+   * would be read as an object. */
+  if (!S || lua_type(L, idx) != LUA_TUSERDATA)
+    return NULL;
   void *p = lua_touserdata(L, idx);
-  if (!S || !p || !lua_getmetatable(L, idx))
+  if (!lua_getmetatable(L, idx))
     return NULL;
   const void *want = S->class_mt[cls->id];
   bool same = lua_topointer(L, -1) == want;

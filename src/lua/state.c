@@ -52,7 +52,7 @@ cuarr_context *cuarr_lua_context(cuarr_lua_state *S, int device) {
   /* Warnings the core queued on this thread (an unwritable kernel cache, ...) reach Lua's
    * warning system at the next call at the latest. */
   cuarr_lua_flush_warnings(S->main);
-  S->ctx.stream = device >= 0 && device < CUARR_LUA_MAX_DEVICES ? S->stream[device] : NULL;
+  S->ctx.stream = device >= 0 && device < CUARR_MAX_DEVICES ? S->stream[device] : NULL;
   S->ctx.reclaim = state_reclaim(S);
   return &S->ctx;
 }

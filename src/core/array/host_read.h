@@ -1,10 +1,9 @@
 /*
  * host_read.h -- how the host reduction and scan loops (reduce_host.c, scan_host.c) read their
  * input: in place as its own dtype, or converted in blocks into the dtype they work in.
- * Private to src/core/reduce/.
  */
-#ifndef CUARR_REDUCE_HOST_READ_H
-#define CUARR_REDUCE_HOST_READ_H
+#ifndef CUARR_ARRAY_HOST_READ_H
+#define CUARR_ARRAY_HOST_READ_H
 
 #include "array/cast.h"
 

@@ -1,6 +1,6 @@
 /*
  * shape_format.h -- shapes written as NumPy writes them in its messages: "(2,3)", "(4,)", "()".
- * Private to the array and host code.
+ * Shared by the core's messages.
  */
 #ifndef CUARR_ARRAY_SHAPE_FORMAT_H
 #define CUARR_ARRAY_SHAPE_FORMAT_H

@@ -165,7 +165,8 @@ static cuarr_status load_module(int device, const char *source, const char *prog
   if (!all)
     return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for NVRTC options");
   disk_cache_key key;
-  bool keyed = disk_cache_key_make(source, program_name, all, n_all, arch, &key);
+  /* Keyed as in memory, by source and options: the program's name changes nothing compiled. */
+  bool keyed = disk_cache_key_make(source, "", all, n_all, arch, &key);
   char *cubin = NULL;
   size_t cubin_size = 0;
   bool from_disk = keyed && disk_cache_lookup(&key, &cubin, &cubin_size);
@@ -262,6 +263,8 @@ static cuarr_status find_symbol(cuarr_module *m, const char *name, bool is_globa
   if (known)
     return CUARR_OK;
 
+  /* The driver looks symbols up in the current context: the module's device's. */
+  CUARR_TRY(cuarr_device_activate(m->device));
   symbol found = {.is_global = is_global};
   CUresult r = is_global ? cuarr_cu.cuModuleGetGlobal(&found.ptr, &found.bytes, m->module, name)
                          : cuarr_cu.cuModuleGetFunction(&found.function, m->module, name);

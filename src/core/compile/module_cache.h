@@ -17,8 +17,8 @@ typedef struct cuarr_module cuarr_module;
 
 /* The module of `source` compiled with these NVRTC options for the device's architecture and
  * loaded into its primary context (compiled, or read from the disk cache, on first use).
- * program_name names the program in NVRTC's messages and in the disk cache's key; the first
- * caller's name is the one kept.  Thread-safe. */
+ * program_name names the program in NVRTC's messages (the first caller's name is the one
+ * kept); the disk cache keys on source and options alone, as the memory does.  Thread-safe. */
 cuarr_status cuarr_module_get(int device, const char *source, const char *program_name,
                               const char *const *options, int n_options, cuarr_module **out);
 /* The kernel `name` (an extern "C" name, or a name expression's lowered name) of the module. */

@@ -6,7 +6,7 @@
  * A program is kernels/include/common.cuh, then the family's template file, then one short extern
  * "C" kernel per specialisation that instantiates the template.  At run time a program holds the
  * one kernel asked for; cuarr_copy_kernels_compile_all puts many in one program to compile
- * every specialisation quickly.  Private to src/core/copy/.
+ * every specialisation quickly.  Private to src/core/copy/ (and testing/copy_compile_all.c).
  */
 #ifndef CUARR_KERNEL_COPY_SOURCE_H
 #define CUARR_KERNEL_COPY_SOURCE_H

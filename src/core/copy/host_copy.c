@@ -9,8 +9,8 @@
 #include <stdlib.h>
 
 #include "array/cast.h"
-#include "array/host_iterate.h"
 #include "array/shape_format.h"
+#include "copy/host_iterate.h"
 #include "internal.h"
 
 /* ---- checks */

@@ -3,7 +3,7 @@
  * linspace).
  */
 #include "array/cast.h"
-#include "array/host_iterate.h"
+#include "copy/host_iterate.h"
 #include "internal.h"
 
 static cuarr_status check_host(const cuarr_array *dst) {

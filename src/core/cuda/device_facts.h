@@ -16,9 +16,6 @@
 
 #include "cuarr.h"
 
-/* cuarr sees devices 0 .. CUARR_MAX_DEVICES-1; more are not reported (cuarr_device_count). */
-#define CUARR_MAX_DEVICES 64
-
 /* The grid cap of the grid-stride kernels (elementwise, copy, fill), per multiprocessor: more
  * blocks than are resident at once, so that the last wave of a launch is a small share of the
  * work whatever the occupancy. */

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "array/casting.h"
-#include "array/result.h"
 #include "array/shape_format.h"
+#include "copy/result.h"
 #include "reduce/reduce.h"
 
 static const char *const names[CUARR_NREDUCE_OPS] = {

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "array/casting.h"
-#include "array/result.h"
 #include "array/shape_format.h"
+#include "copy/result.h"
 #include "reduce/reduce.h"
 
 static const char *scan_name(cuarr_scan_op op) {

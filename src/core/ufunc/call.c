@@ -17,8 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "array/result.h"
 #include "array/shape_format.h"
+#include "copy/result.h"
 #include "ufunc/ufunc.h"
 
 /* "the host" or "device 1" */

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array/result.h"
 #include "array/shape_format.h"
+#include "copy/result.h"
 #include "reduce/reduce_engine.h"
 #include "user/kernel_params.h"
 

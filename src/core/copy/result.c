@@ -2,7 +2,7 @@
  * result.c -- the one "write the result" ending (result.h): in place, allocated, or through
  * a temporary.
  */
-#include "array/result.h"
+#include "copy/result.h"
 
 cuarr_status cuarr_result_begin(cuarr_result *r, cuarr_context *ctx, int device, CUstream stream,
                                 cuarr_dtype dtype, int ndim, const int64_t *shape,
@@ -35,7 +35,9 @@ cuarr_status cuarr_result_target(cuarr_result *r, cuarr_context *ctx, int device
 }
 
 cuarr_status cuarr_result_end(cuarr_result *r, cuarr_context *ctx, cuarr_status s) {
-  if (r->tmp.buf) { /* device memory: stream-ordered, safe to release once the copy is queued */
+  /* The temporary is released as soon as the copy returns: a host copy is done by then, and
+   * device memory is stream-ordered, so a block queued for reuse waits for the copy. */
+  if (r->tmp.buf) {
     if (s == CUARR_OK)
       s = cuarr_copy(ctx, &r->res, &r->tmp);
     cuarr_array_release(&r->tmp);

@@ -1,6 +1,6 @@
 /*
- * iterate.h -- walk a destination and a source of the same shape row by row, for the host
- * loops (copies and fills).  Private to src/core/array/ and src/core/copy/.
+ * host_iterate.h -- walk a destination and a source of the same shape row by row, for the host
+ * loops (copies and fills).  Private to src/core/copy/.
  *
  * Element order does not matter to these loops (overlapping operands were staged through a
  * temporary before, or are the same bytes element for element), so the walk is free to:
