@@ -5,7 +5,30 @@
 #ifndef CUARR_ARRAY_HOST_READ_H
 #define CUARR_ARRAY_HOST_READ_H
 
+#include <stdint.h>
+#include <string.h>
+
 #include "array/cast.h"
+
+/* The host loops' walk over one row: for each of the n values at x (stepping xs bytes) as `v`
+ * of type T, with its position k, run the statement; contiguous values get their own loop, with
+ * a stride the compiler knows.  x, xs and n are the calling loop's own variables. */
+#define CUARR_HOST_EACH(T, ...)                                                                    \
+  do {                                                                                             \
+    if (xs == (int64_t)sizeof(T)) {                                                                \
+      for (int64_t k = 0; k < n; k++) {                                                            \
+        T v;                                                                                       \
+        memcpy(&v, x + k * (int64_t)sizeof(T), sizeof v);                                          \
+        __VA_ARGS__;                                                                               \
+      }                                                                                            \
+    } else {                                                                                       \
+      for (int64_t k = 0; k < n; k++) {                                                            \
+        T v;                                                                                       \
+        memcpy(&v, x + k * xs, sizeof v);                                                          \
+        __VA_ARGS__;                                                                               \
+      }                                                                                            \
+    }                                                                                              \
+  } while (0)
 
 /* Elements converted at a time (the callers' buffers hold this many of 8 bytes). */
 #define CUARR_HOST_READ_BLOCK 256

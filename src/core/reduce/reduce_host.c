@@ -92,25 +92,6 @@ VALUE_TYPES(ACCESS)
 #define ISNAN_F(x) ((x) != (x))
 #define ISNAN_I(x) 0
 
-/* For each of the n values at x (stepping xs bytes) as `v` of type T, with its position k, run
- * the statement; contiguous values get their own loop, with a stride the compiler knows. */
-#define EACH(T, ...)                                                                               \
-  do {                                                                                             \
-    if (xs == (int64_t)sizeof(T)) {                                                                \
-      for (int64_t k = 0; k < n; k++) {                                                            \
-        T v;                                                                                       \
-        memcpy(&v, x + k * (int64_t)sizeof(T), sizeof v);                                          \
-        __VA_ARGS__;                                                                               \
-      }                                                                                            \
-    } else {                                                                                       \
-      for (int64_t k = 0; k < n; k++) {                                                            \
-        T v;                                                                                       \
-        memcpy(&v, x + k * xs, sizeof v);                                                          \
-        __VA_ARGS__;                                                                               \
-      }                                                                                            \
-    }                                                                                              \
-  } while (0)
-
 #define FOLD_ARGS char *s, int64_t *ix, const char *x, int64_t xs, int64_t n, int64_t j
 #define UNUSED_FOLD_ARGS                                                                           \
   do {                                                                                             \
@@ -132,22 +113,22 @@ static void init_u1(char *s, int64_t n) {
   static void isum_row_##name(FOLD_ARGS) {                                                         \
     UNUSED_FOLD_ARGS;                                                                              \
     uint64_t a = 0;                                                                                \
-    EACH(T, a += (uint64_t)v);                                                                     \
+    CUARR_HOST_EACH(T, a += (uint64_t)v);                                                          \
     st_uint64(s, ld_uint64(s) + a);                                                                \
   }                                                                                                \
   static void isum_cols_##name(FOLD_ARGS) {                                                        \
     UNUSED_FOLD_ARGS;                                                                              \
-    EACH(T, st_uint64(S(uint64_t, k), ld_uint64(S(uint64_t, k)) + (uint64_t)v));                   \
+    CUARR_HOST_EACH(T, st_uint64(S(uint64_t, k), ld_uint64(S(uint64_t, k)) + (uint64_t)v));        \
   }                                                                                                \
   static void iprod_row_##name(FOLD_ARGS) {                                                        \
     UNUSED_FOLD_ARGS;                                                                              \
     uint64_t a = 1;                                                                                \
-    EACH(T, a *= (uint64_t)v);                                                                     \
+    CUARR_HOST_EACH(T, a *= (uint64_t)v);                                                          \
     st_uint64(s, ld_uint64(s) * a);                                                                \
   }                                                                                                \
   static void iprod_cols_##name(FOLD_ARGS) {                                                       \
     UNUSED_FOLD_ARGS;                                                                              \
-    EACH(T, st_uint64(S(uint64_t, k), ld_uint64(S(uint64_t, k)) * (uint64_t)v));                   \
+    CUARR_HOST_EACH(T, st_uint64(S(uint64_t, k), ld_uint64(S(uint64_t, k)) * (uint64_t)v));        \
   }
 
 /* Float sums (fam fsum, fnansum) and products (fprod, fnanprod), in the value type; MAP turns
@@ -182,18 +163,18 @@ static void init_u1(char *s, int64_t n) {
   }                                                                                                \
   static void fam##_cols_##name(FOLD_ARGS) {                                                       \
     UNUSED_FOLD_ARGS;                                                                              \
-    EACH(T, st_##name(S(T, k), ld_##name(S(T, k)) + MAP(v)));                                      \
+    CUARR_HOST_EACH(T, st_##name(S(T, k), ld_##name(S(T, k)) + MAP(v)));                           \
   }
 #define FLOAT_PROD(fam, MAP, name, T)                                                              \
   static void fam##_row_##name(FOLD_ARGS) {                                                        \
     UNUSED_FOLD_ARGS;                                                                              \
     T a = 1;                                                                                       \
-    EACH(T, a *= MAP(v));                                                                          \
+    CUARR_HOST_EACH(T, a *= MAP(v));                                                               \
     st_##name(s, ld_##name(s) * a);                                                                \
   }                                                                                                \
   static void fam##_cols_##name(FOLD_ARGS) {                                                       \
     UNUSED_FOLD_ARGS;                                                                              \
-    EACH(T, st_##name(S(T, k), ld_##name(S(T, k)) * MAP(v)));                                      \
+    CUARR_HOST_EACH(T, st_##name(S(T, k), ld_##name(S(T, k)) * MAP(v)));                           \
   }
 #define FLOAT_FOLDS(name, T)                                                                       \
   FLOAT_SUM(fsum, MAP_PLAIN, name, T)                                                              \
@@ -251,7 +232,7 @@ static void init_u1(char *s, int64_t n) {
   }                                                                                                \
   static void fam##_cols_##name(FOLD_ARGS) {                                                       \
     UNUSED_FOLD_ARGS;                                                                              \
-    EACH(T, T a = ld_##name(S(T, k)); st_##name(S(T, k), TAKE(cls, v, a) ? v : a));                \
+    CUARR_HOST_EACH(T, T a = ld_##name(S(T, k)); st_##name(S(T, k), TAKE(cls, v, a) ? v : a));     \
   }                                                                                                \
   static void fam##_init_##name(char *s, int64_t n) {                                              \
     for (int64_t k = 0; k < n; k++)                                                                \
@@ -275,17 +256,17 @@ static void init_u1(char *s, int64_t n) {
     }                                                                                              \
     T a = ld_##name(s);                                                                            \
     int64_t at = *ix;                                                                              \
-    EACH(T, bool b = BETTER(cls, v, a); a = b ? v : a; at = b ? j + k : at);                       \
+    CUARR_HOST_EACH(T, bool b = BETTER(cls, v, a); a = b ? v : a; at = b ? j + k : at);            \
     st_##name(s, a);                                                                               \
     *ix = at;                                                                                      \
   }                                                                                                \
   static void fam##_cols_##name(FOLD_ARGS) {                                                       \
     if (j == 0) {                                                                                  \
-      EACH(T, st_##name(S(T, k), v); ix[k] = 0);                                                   \
+      CUARR_HOST_EACH(T, st_##name(S(T, k), v); ix[k] = 0);                                        \
       return;                                                                                      \
     }                                                                                              \
-    EACH(T, T a = ld_##name(S(T, k)); bool b = BETTER(cls, v, a); st_##name(S(T, k), b ? v : a);   \
-         ix[k] = b ? j : ix[k]);                                                                   \
+    CUARR_HOST_EACH(T, T a = ld_##name(S(T, k)); bool b = BETTER(cls, v, a);                       \
+                    st_##name(S(T, k), b ? v : a); ix[k] = b ? j : ix[k]);                         \
   }
 
 /* The arg ops' values are set by their first position. */
@@ -318,32 +299,32 @@ static void init_false(char *s, int64_t n) { memset(s, 0, (size_t)n); }
   static void all_row_##name(FOLD_ARGS) {                                                          \
     UNUSED_FOLD_ARGS;                                                                              \
     unsigned a = (unsigned char)*s;                                                                \
-    EACH(T, a &= NZ_##cls(v));                                                                     \
+    CUARR_HOST_EACH(T, a &= NZ_##cls(v));                                                          \
     *s = (char)a;                                                                                  \
   }                                                                                                \
   static void all_cols_##name(FOLD_ARGS) {                                                         \
     UNUSED_FOLD_ARGS;                                                                              \
-    EACH(T, s[k] &= NZ_##cls(v));                                                                  \
+    CUARR_HOST_EACH(T, s[k] &= NZ_##cls(v));                                                       \
   }                                                                                                \
   static void any_row_##name(FOLD_ARGS) {                                                          \
     UNUSED_FOLD_ARGS;                                                                              \
     unsigned a = (unsigned char)*s;                                                                \
-    EACH(T, a |= NZ_##cls(v));                                                                     \
+    CUARR_HOST_EACH(T, a |= NZ_##cls(v));                                                          \
     *s = (char)a;                                                                                  \
   }                                                                                                \
   static void any_cols_##name(FOLD_ARGS) {                                                         \
     UNUSED_FOLD_ARGS;                                                                              \
-    EACH(T, s[k] |= NZ_##cls(v));                                                                  \
+    CUARR_HOST_EACH(T, s[k] |= NZ_##cls(v));                                                       \
   }                                                                                                \
   static void count_row_##name(FOLD_ARGS) {                                                        \
     UNUSED_FOLD_ARGS;                                                                              \
     uint64_t c = 0;                                                                                \
-    EACH(T, c += NZ_##cls(v));                                                                     \
+    CUARR_HOST_EACH(T, c += NZ_##cls(v));                                                          \
     st_uint64(s, ld_uint64(s) + c);                                                                \
   }                                                                                                \
   static void count_cols_##name(FOLD_ARGS) {                                                       \
     UNUSED_FOLD_ARGS;                                                                              \
-    EACH(T, st_uint64(S(uint64_t, k), ld_uint64(S(uint64_t, k)) + NZ_##cls(v)));                   \
+    CUARR_HOST_EACH(T, st_uint64(S(uint64_t, k), ld_uint64(S(uint64_t, k)) + NZ_##cls(v)));        \
   }
 CUARR_DTYPE_LIST(DEFINE_TRUTH, _)
 

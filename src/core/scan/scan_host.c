@@ -31,25 +31,6 @@ enum {
  * Either way y[k] (stepping ys bytes) is the running value after x[k]. */
 typedef void (*scan_fn)(char *r, const char *x, int64_t xs, int64_t n, char *y, int64_t ys);
 
-/* For each of the n values at x (stepping xs bytes) as `v` of type T, with its position k, run
- * the statement; contiguous values get their own loop, with a stride the compiler knows. */
-#define EACH(T, ...)                                                                               \
-  do {                                                                                             \
-    if (xs == (int64_t)sizeof(T)) {                                                                \
-      for (int64_t k = 0; k < n; k++) {                                                            \
-        T v;                                                                                       \
-        memcpy(&v, x + k * (int64_t)sizeof(T), sizeof v);                                          \
-        __VA_ARGS__;                                                                               \
-      }                                                                                            \
-    } else {                                                                                       \
-      for (int64_t k = 0; k < n; k++) {                                                            \
-        T v;                                                                                       \
-        memcpy(&v, x + k * xs, sizeof v);                                                          \
-        __VA_ARGS__;                                                                               \
-      }                                                                                            \
-    }                                                                                              \
-  } while (0)
-
 /* OP(a, v): a = a op v, on running values of type R; CONV(v) makes a value one of them. */
 #define ADD(a, v) ((a) += (v))
 #define MUL(a, v) ((a) *= (v))
@@ -60,13 +41,14 @@ typedef void (*scan_fn)(char *r, const char *x, int64_t xs, int64_t n, char *y, 
                                int64_t ys) {                                                       \
     R a;                                                                                           \
     memcpy(&a, r, sizeof a);                                                                       \
-    EACH(T, OP(a, CONV(v)); memcpy(y + k * ys, &a, sizeof a));                                     \
+    CUARR_HOST_EACH(T, OP(a, CONV(v)); memcpy(y + k * ys, &a, sizeof a));                          \
     memcpy(r, &a, sizeof a);                                                                       \
   }                                                                                                \
   static void op##_cols_##name(char *r, const char *x, int64_t xs, int64_t n, char *y,             \
                                int64_t ys) {                                                       \
-    EACH(T, R a; memcpy(&a, r + k * (int64_t)sizeof a, sizeof a); OP(a, CONV(v));                  \
-         memcpy(r + k * (int64_t)sizeof a, &a, sizeof a); memcpy(y + k * ys, &a, sizeof a));       \
+    CUARR_HOST_EACH(T, R a; memcpy(&a, r + k * (int64_t)sizeof a, sizeof a); OP(a, CONV(v));       \
+                    memcpy(r + k * (int64_t)sizeof a, &a, sizeof a);                               \
+                    memcpy(y + k * ys, &a, sizeof a));                                             \
   }
 
 /* Per class of cast.h's dtype list: B, I, U run in uint64; F in its own type; H (float16) is
