@@ -37,7 +37,7 @@ ALL_CFLAGS := $(CFLAGS) -std=c11 -Wall -Wextra -fPIC -fvisibility=hidden -D_GNU_
 RUN_ENV := LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$$LUA_PATH;;" \
            LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;$$LUA_CPATH;;"
 
-.PHONY: all deps ctest check-exports test test-gpu bench demo install clean lint format
+.PHONY: all deps ctest check-exports test test-gpu test-gpu-sanitize bench demo install clean lint format
 
 all: $(MODULE)
 
@@ -112,6 +112,21 @@ test: deps
 test-gpu: deps
 	@$(MAKE) --no-print-directory all ctest check-exports
 	$(RUN_ENV) CUARR_REQUIRE_GPU=1 $(BUSTED) --lua=$(LUA) -o utfTerminal spec
+
+# The #gpu specs under NVIDIA's compute-sanitizer (tools/gpu_sanitize.sh; reports under
+# $(GPU_SANITIZE_LOGS)): memcheck over all of them, racecheck and synccheck over one small case
+# of each kernel whose threads share memory (reductions, scans, norms, user kernels) and the
+# ReductionKernel specs.
+GPU_SANITIZE_LOGS  ?= $(BUILD)/gpu-sanitize
+GPU_SANITIZE_SPECS ?= spec
+GPU_RACE_SPECS     ?= spec/kernel_races_spec.lua spec/reduction_kernel_spec.lua
+test-gpu-sanitize: deps
+	@$(MAKE) --no-print-directory all
+	@status=0; \
+	$(RUN_ENV) sh tools/gpu_sanitize.sh memcheck $(GPU_SANITIZE_LOGS) $(GPU_SANITIZE_SPECS) || status=1; \
+	for tool in racecheck synccheck; do \
+	  $(RUN_ENV) sh tools/gpu_sanitize.sh $$tool $(GPU_SANITIZE_LOGS) $(GPU_RACE_SPECS) || status=1; \
+	done; exit $$status
 
 # The machine's own ceilings, measured with the raw driver API (bench/ceilings.c).
 $(BUILD)/bench/ceilings: bench/ceilings.c $(CORE_OBJECTS)
