@@ -6,7 +6,7 @@
 
 #include "binding.h"
 
-/* The Event at idx, destroyed or not. */
+/* The Event at idx, destroyed or not (the fields read it too, but for done). */
 static void *check_event_object(lua_State *L, int idx) {
   return cuarr_lua_check_object(L, idx, &cuarr_lua_event_class);
 }
@@ -70,7 +70,7 @@ static int event_query(lua_State *L) {
   return 1;
 }
 
-/* The fields of the Event at index 1 (a destroyed one's too, but for done): check_event_object. */
+/* The fields of the Event at index 1. */
 static void field_event_ptr(lua_State *L, void *self) {
   lua_pushinteger(L, (lua_Integer)(intptr_t)((cuarr_lua_event *)self)->e.handle);
 }

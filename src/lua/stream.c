@@ -13,8 +13,8 @@
 #define CURRENT_STREAMS "cuarr.current_streams" /* registry: device id -> Stream object */
 #define NULL_STREAMS "cuarr.null_streams"       /* registry: device id -> null Stream object */
 
-/* The Stream at idx, destroyed or not. */
-static cuarr_lua_stream *check_stream_object(lua_State *L, int idx) {
+/* The Stream at idx, destroyed or not (the fields read it too). */
+static void *check_stream_object(lua_State *L, int idx) {
   return cuarr_lua_check_object(L, idx, &cuarr_lua_stream_class);
 }
 
@@ -139,8 +139,7 @@ static int l_null_stream(lua_State *L) {
   return 1;
 }
 
-/* The fields of the Stream at index 1 (a destroyed one's too): check_stream_object. */
-static void *check_stream_field_owner(lua_State *L, int idx) { return check_stream_object(L, idx); }
+/* The fields of the Stream at index 1. */
 static void field_stream_ptr(lua_State *L, void *self) {
   lua_pushinteger(L, (lua_Integer)(intptr_t)((cuarr_lua_stream *)self)->s.handle);
 }
@@ -197,7 +196,7 @@ const cuarr_lua_class cuarr_lua_stream_class = {
     .methods = stream_methods,
     .metamethods = stream_metamethods,
     .fields = stream_fields,
-    .check = check_stream_field_owner,
+    .check = check_stream_object,
     .no_such_key = "Stream has no field or method '%s'",
     .extendable = true,
 };
