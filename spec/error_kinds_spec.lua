@@ -61,6 +61,10 @@ describe("error objects, never plain strings", function()
     assert.are.equal("cuarr.Error: ", tostring(e))
     e.kind, e.message = "TypeError", 2.5
     assert.are.equal("cuarr.TypeError: 2.5", tostring(e))
+    e.message = "before\0after" -- printed whole
+    assert.are.equal("cuarr.TypeError: before\0after", tostring(e))
+    e = H.raises("ValueError", core.raise, "ValueError", "a\0b")
+    assert.are.equal("a\0b", e.message)
     local tostr = getmetatable(e).__tostring
     raises("TypeError", tostr, 5)
     raises("TypeError", tostr, nil)

@@ -10,25 +10,29 @@
 
 #include "binding.h"
 
-/* Field k of the error object at 1, read raw, as text: a string or a number as it is, anything
- * else (a script may have changed it) as def. */
-static const char *field_text(lua_State *L, const char *k, const char *def) {
+/* Push field k of the error object at 1, read raw, as text: a string or a number as it is,
+ * anything else (a script may have changed it) as def. */
+static void push_field_text(lua_State *L, const char *k, const char *def) {
   lua_pushstring(L, k);
   int t = lua_rawget(L, 1);
-  if (t == LUA_TSTRING || t == LUA_TNUMBER)
-    return lua_tostring(L, -1);
-  return def;
+  if (t != LUA_TSTRING && t != LUA_TNUMBER) {
+    lua_pop(L, 1);
+    lua_pushstring(L, def);
+  }
 }
 
+/* "cuarr.<kind>: <message>", joined with their lengths (a NUL byte does not cut them). */
 static int error_tostring(lua_State *L) {
   if (!lua_istable(L, 1) || !lua_getmetatable(L, 1) || !luaL_getmetatable(L, CUARR_LUA_ERROR_MT) ||
       !lua_rawequal(L, -1, -2))
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #1 must be an error object, got %s",
                            luaL_typename(L, 1));
   lua_settop(L, 1);
-  const char *kind = field_text(L, "kind", "Error");
-  const char *message = field_text(L, "message", "");
-  lua_pushfstring(L, "cuarr.%s: %s", kind, message);
+  lua_pushliteral(L, "cuarr.");
+  push_field_text(L, "kind", "Error");
+  lua_pushliteral(L, ": ");
+  push_field_text(L, "message", "");
+  lua_concat(L, 4);
   return 1;
 }
 
