@@ -200,6 +200,47 @@ describe("a ReductionKernel", function()
   end)
 end)
 
+-- Every function of the module (and cuarr.cpu, cuarr.linalg), every method and metamethod of
+-- every class, called with each pair of a set of wrong values: whatever is raised is an error
+-- object.  Enumerated, not listed, so that a new function is covered when it is added.
+describe("every public function with wrong values", function()
+  local function values()
+    local v = { false, 5, 1.5, -1, 0 / 0, "x", "float32\0x", {}, { 1, 2 }, true, io.stdout,
+                cuarr.cpu.arange(6):reshape(2, 3), function() end, coroutine.create(print) }
+    v[1] = nil -- nil first: the hole is read as an absent argument
+    return v, 14
+  end
+  -- Changes the state for the specs after this one when it succeeds.
+  local skip = { set_default_dtype = true }
+
+  local function sweep(where, t, count)
+    for name, f in pairs(t) do
+      if type(f) == "function" and not skip[name] then
+        local v, n = values()
+        for i = 1, n do
+          for j = 1, n do
+            count[1] = count[1] + 1
+            no_plain_error(where .. name, f, v[i], v[j], v[(i + j) % n + 1])
+          end
+        end
+      end
+    end
+  end
+
+  it("raises error objects only", function()
+    local count = { 0 }
+    sweep("cuarr.", cuarr, count)
+    sweep("cuarr.cpu.", cuarr.cpu, count)
+    sweep("cuarr.linalg.", cuarr.linalg, count)
+    for cname, mt in pairs(core.metatables) do
+      sweep(cname .. ".", mt, count)
+      if type(mt.methods) == "table" then sweep(cname .. ":", mt.methods, count) end
+    end
+    assert.are.equal("float64", cuarr.get_default_dtype())
+    assert.is_true(count[1] > 10000)
+  end)
+end)
+
 -------------------------------------------------------------------------------------------------
 -- Finding 10: one kind per misuse.
 
