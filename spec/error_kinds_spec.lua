@@ -404,9 +404,18 @@ describe("strings are read with their length", function()
     raises("ValueError", core.raise, "TypeError\0", "x")
   end)
 
-  H.gpu_it("a kernel's source with a NUL byte is a ValueError", function()
-    raises("ValueError", cuarr.ElementwiseKernel, "T x", "T y", "y = x;\0 garbage", "k")
-    raises("ValueError", cuarr.ReductionKernel, "T x", "T y", "x", "a + b\0", "y = a", "0", "k")
+  it("a kernel's source, name, identity or option with a NUL byte is a ValueError", function()
+    -- Kernels are made without a device (they compile on first use).
+    local EK, RK = cuarr.ElementwiseKernel, cuarr.ReductionKernel
+    raises("ValueError", EK, "T x", "T y", "y = x;\0 garbage", "k")
+    raises("ValueError", EK, "T x\0", "T y", "y = x", "k")
+    raises("ValueError", EK, "T x", "T y", "y = x", "k\0x")
+    raises("ValueError", EK, "T x", "T y", "y = x", { name = "k\0x" })
+    raises("ValueError", EK, "T x", "T y", "y = x", "k", { preamble = "//\0" })
+    raises("ValueError", EK, "T x", "T y", "y = x", "k", { options = { "-DX\0" } })
+    raises("ValueError", RK, "T x", "T y", "x", "a + b\0", "y = a", "0", "k")
+    raises("ValueError", RK, "T x", "T y", "x", "a + b", "y = a", "0\0", "k")
+    raises("ValueError", RK, "T x", "T y", "x", "a + b", "y = a", "0", "k", { reduce_type = "T\0" })
   end)
 end)
 
