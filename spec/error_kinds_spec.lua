@@ -175,11 +175,39 @@ describe("the wrong object for a class", function()
   end)
 end)
 
-describe("a ReductionKernel", function()
-  H.gpu_it("r[true] is a TypeError; a float or out-of-range axis the rule's kinds", function()
-    local r = cuarr.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "sum_k")
-    raises("TypeError", function() return r[true] end)
-    raises("TypeError", function() return r[{}] end)
+-- Kernels are made without a device (they compile on first use); calling one needs a device.
+describe("user kernels", function()
+  local function kernels()
+    return cuarr.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "sum_k"),
+      cuarr.ElementwiseKernel("T x", "T y", "y = x", "copy_k")
+  end
+
+  it("r[true] and r[{}] are TypeErrors", function()
+    local r, e = kernels()
+    for _, k in ipairs { r, e } do
+      raises("TypeError", function() return k[true] end)
+      raises("TypeError", function() return k[{}] end)
+      raises("IndexError", function() return k.no_such_field end)
+    end
+  end)
+
+  it("a kernel's metamethods with another object are TypeErrors", function()
+    local r, e = kernels()
+    local rmt, emt = debug.getmetatable(r), debug.getmetatable(e)
+    for _, mt in ipairs { rmt, emt } do
+      raises("TypeError", mt.__gc, {})
+      raises("TypeError", mt.__close, io.stdout)
+      raises("TypeError", mt.__index, {}, "nin")
+      raises("TypeError", mt.__call, {})
+    end
+    raises("TypeError", rmt.__gc, e)
+    raises("TypeError", emt.__close, r)
+    assert.are.equal(1, r.nin) -- both still open
+    assert.are.equal(1, e.nin)
+  end)
+
+  H.gpu_it("a ReductionKernel's axis: the rule's kinds", function()
+    local r = kernels()
     local x = cuarr.arange(6):reshape(2, 3)
     raises("IndexError", r, x, { axis = 3 })
     raises("IndexError", r, x, { axis = { 1, -3 } })
@@ -187,19 +215,6 @@ describe("a ReductionKernel", function()
     raises("TypeError", r, x, { axis = "x" })
     raises("ValueError", r, x, { axis = { 1, 1 } })
     assert.are.same({ 3 }, r(x, { axis = 1.0 }).shape)
-  end)
-
-  H.gpu_it("a kernel's metamethods with another object are TypeErrors", function()
-    local r = cuarr.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "sum_k")
-    local e = cuarr.ElementwiseKernel("T x", "T y", "y = x", "copy_k")
-    local rmt, emt = debug.getmetatable(r), debug.getmetatable(e)
-    for _, mt in ipairs { rmt, emt } do
-      raises("TypeError", mt.__gc, {})
-      raises("TypeError", mt.__close, io.stdout)
-      raises("TypeError", mt.__index, {}, "nin")
-    end
-    raises("TypeError", rmt.__gc, e)
-    raises("TypeError", emt.__close, r)
   end)
 end)
 
