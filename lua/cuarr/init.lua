@@ -36,7 +36,12 @@ M.device_array_like = M.empty_like
 function M.pinned_array(shape, dtype)
   return core.cpu.empty(shape, dtype, { pinned = true })
 end
-function M.asnumpy(a, stream) return a:get(stream) end
+function M.asnumpy(a, stream)
+  if getmetatable(a) ~= mt.ndarray then
+    core.raise("TypeError", "asnumpy: argument #1 must be an array, got " .. type(a))
+  end
+  return a:get(stream)
+end
 
 -- The versions of the driver, NVRTC and cuBLAS, read on first use.
 M.runtime = setmetatable({}, {
@@ -46,15 +51,27 @@ M.runtime = setmetatable({}, {
   end,
 })
 
--- Printing: tostring(a) is NumPy's repr.
-mt.ndarray.__tostring = printing.repr
-mt.ndarray.methods.str = printing.str
-mt.ndarray.methods.repr = printing.repr
+-- Printing: tostring(a) is NumPy's repr.  printing.lua formats anything shaped like an array
+-- (its specs give it mock ones); here only arrays are taken, anything else is a TypeError.
+local function printer(format, name)
+  return function(a)
+    if getmetatable(a) ~= mt.ndarray then
+      core.raise("TypeError", name .. ": argument #1 must be an array, got " .. type(a))
+    end
+    return format(a)
+  end
+end
+mt.ndarray.__tostring = printer(printing.repr, "repr")
+mt.ndarray.methods.str = printer(printing.str, "str")
+mt.ndarray.methods.repr = mt.ndarray.__tostring
 
 -- Scope guards: `local _ <close> = x:enter()` restores what was current when the scope ends.
 local Guard = { __name = "cuarr.Guard" }
 Guard.__index = Guard
 Guard.__close = function(self)
+  if getmetatable(self) ~= Guard then
+    core.raise("TypeError", "argument #1 must be a scope guard, got " .. type(self))
+  end
   if not self.closed then
     self.closed = true
     self.restore()
@@ -63,13 +80,30 @@ end
 Guard.close = Guard.__close
 local function guard(restore) return setmetatable({ restore = restore }, Guard) end
 
+-- A TypeError unless v is an object of the class whose metatable is cls (named `name`).
+local function check_self(v, cls, name)
+  if getmetatable(v) ~= cls then
+    core.raise("TypeError", "argument #1 must be a " .. name .. ", got " .. type(v))
+  end
+end
+
+-- A TypeError unless fn can be called.
+local function check_callable(fn, what)
+  local m = getmetatable(fn)
+  if type(fn) ~= "function" and not (type(m) == "table" and rawget(m, "__call")) then
+    core.raise("TypeError", what .. ": argument #2 must be a function, got " .. type(fn))
+  end
+end
+
 function mt.Device.methods.enter(self)
+  check_self(self, mt.Device, "Device")
   local previous = core.get_device_id()
   self:use()
   return guard(function() core.Device(previous):use() end)
 end
 
 function mt.Stream.methods.enter(self)
+  check_self(self, mt.Stream, "Stream")
   local device = self.device
   local previous_device = core.get_device_id()
   device:use()
@@ -89,6 +123,7 @@ end
 -- cuarr.with_device(d, fn, ...) / cuarr.with_stream(s, fn, ...): fn(...) with d (or s)
 -- current, restored afterwards even when fn raises.
 function M.with_device(d, fn, ...)
+  check_callable(fn, "with_device")
   local _ <close> = as_device(d):enter()
   return fn(...)
 end
@@ -97,6 +132,7 @@ function M.with_stream(s, fn, ...)
   if getmetatable(s) ~= mt.Stream then
     core.raise("TypeError", "with_stream needs a Stream, got " .. type(s))
   end
+  check_callable(fn, "with_stream")
   local _ <close> = s:enter()
   return fn(...)
 end

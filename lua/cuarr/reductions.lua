@@ -229,20 +229,19 @@ return function(M, cpu, mt, raise)
 
   -- ---------------------------------------------------------------- linalg.norm
 
-  -- An axis (1-based, negative from the end) as a positive 1-based one.
+  -- An axis (1-based, negative from the end) as a positive 1-based one, by the binding's
+  -- rules: anything but an integer (or a float with an integral value that fits one) is a
+  -- TypeError, an axis out of range an IndexError.
   local function norm_axis(k, ndim)
-    if mtype(k) ~= "integer" then
-      if mtype(k) == "float" and k == math.floor(k) and k == k and k ~= huge and k ~= -huge then
-        k = math.tointeger(k)
-      else
-        raise("TypeError", fmt("norm: an axis must be an integer, got %s",
-          type(k) == "number" and "a float" or type(k)))
-      end
+    local i = mtype(k) and math.tointeger(k)
+    if not i then
+      raise("TypeError", fmt("norm: an axis must be an integer, got %s",
+        type(k) == "number" and tostring(k) or type(k)))
     end
-    if k >= 1 and k <= ndim then return k end
-    if k < 0 and k >= -ndim then return ndim + 1 + k end
-    raise("ValueError", fmt("norm: axis %d is out of bounds for an array of %d dimensions (axes "
-      .. "are 1-based)", k, ndim))
+    if i >= 1 and i <= ndim then return i end
+    if i < 0 and i >= -ndim then return ndim + 1 + i end
+    raise("IndexError", fmt("norm: axis %d is out of bounds for an array of %d dimensions (axes "
+      .. "are 1-based)", i, ndim))
   end
 
   -- sqrt(sum(x^2)) over axis (nil, an integer or a table; x float32 or float64); `reduced` is

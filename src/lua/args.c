@@ -6,6 +6,8 @@
  * option.
  */
 
+#include <string.h>
+
 #include "binding.h"
 
 /* "argument #2 (shape)"; a value read from a table (a negative stack index) is named by
@@ -16,15 +18,23 @@ static const char *arg_name(lua_State *L, int idx, const char *what) {
   return lua_pushfstring(L, "argument #%d (%s)", idx, what);
 }
 
-lua_Integer cuarr_lua_check_integer(lua_State *L, int idx, const char *what) {
+/* What the value at idx (an absolute index) is, for a message: a number's text (of a copy:
+ * lua_tostring changes the value it converts), else its type's name. */
+static const char *value_text(lua_State *L, int idx) {
   if (lua_type(L, idx) != LUA_TNUMBER)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s must be an integer, got %s", arg_name(L, idx, what),
-                    luaL_typename(L, idx));
+    return luaL_typename(L, idx);
+  lua_pushvalue(L, idx);
+  return lua_tostring(L, -1);
+}
+
+lua_Integer cuarr_lua_check_integer(lua_State *L, int idx, const char *what) {
   int isint = 0;
-  lua_Integer v = lua_tointegerx(L, idx, &isint);
-  if (!isint)
-    cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s must be an integer, got %s", arg_name(L, idx, what),
-                    lua_tostring(L, idx));
+  lua_Integer v = lua_type(L, idx) == LUA_TNUMBER ? lua_tointegerx(L, idx, &isint) : 0;
+  if (!isint) {
+    const char *got = value_text(L, lua_absindex(L, idx));
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s must be an integer, got %s", arg_name(L, idx, what),
+                    got);
+  }
   return v;
 }
 
@@ -43,7 +53,44 @@ const char *cuarr_lua_check_string(lua_State *L, int idx, const char *what) {
   if (lua_type(L, idx) != LUA_TSTRING)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s must be a string, got %s", arg_name(L, idx, what),
                     luaL_typename(L, idx));
-  return lua_tostring(L, idx);
+  size_t len;
+  const char *s = lua_tolstring(L, idx, &len);
+  if (strlen(s) != len)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s must not contain a NUL byte", arg_name(L, idx, what));
+  return s;
+}
+
+void cuarr_lua_check_stack(lua_State *L, int n) {
+  if (!lua_checkstack(L, n))
+    cuarr_lua_error(L, CUARR_OUT_OF_MEMORY, "no room for %d more values on the Lua stack", n);
+}
+
+lua_Integer cuarr_lua_len(lua_State *L, int idx, const char *what) {
+  lua_len(L, idx);
+  int isint = 0;
+  lua_Integer n = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isint) : 0;
+  if (!isint)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "the length of %s must be an integer, got %s", what,
+                    value_text(L, lua_gettop(L)));
+  lua_pop(L, 1);
+  return n;
+}
+
+int cuarr_lua_check_axis(lua_State *L, int idx, int ndim, bool extra, const char *fn) {
+  int isint = 0;
+  lua_Integer k = lua_type(L, idx) == LUA_TNUMBER ? lua_tointegerx(L, idx, &isint) : 0;
+  if (!isint)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: an axis must be an integer, got %s", fn,
+                    value_text(L, lua_absindex(L, idx)));
+  int n = ndim + (extra ? 1 : 0);
+  if (k >= 1 && k <= n)
+    return (int)(k - 1);
+  if (k < 0 && k >= -n)
+    return (int)(n + k);
+  return cuarr_lua_error(L, CUARR_INDEX_ERROR,
+                         "%s: axis %lld is out of bounds for an array of %d dimensions (axes are "
+                         "1-based)",
+                         fn, (long long)k, n);
 }
 
 int cuarr_lua_get_option(lua_State *L, int idx, const char *name) {
@@ -70,9 +117,13 @@ cuarr_dtype cuarr_lua_check_dtype(lua_State *L, int idx) {
   if (lua_type(L, idx) != LUA_TSTRING)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "dtype must be a string such as \"float32\", got %s",
                     luaL_typename(L, idx));
+  size_t len;
+  const char *name = lua_tolstring(L, idx, &len);
   cuarr_dtype d;
-  if (!cuarr_dtype_from_name(lua_tostring(L, idx), &d))
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "unknown dtype '%s'", lua_tostring(L, idx));
+  if (strlen(name) != len) /* "float32\0x" is no float32 */
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "unknown dtype '%s...' (the name has a NUL byte)", name);
+  if (!cuarr_dtype_from_name(name, &d))
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "unknown dtype '%s'", name);
   return d;
 }
 
@@ -88,7 +139,7 @@ static int64_t extent_of(lua_State *L, int idx, int axis) {
   int isint = 0;
   lua_Integer v = lua_tointegerx(L, idx, &isint);
   if (!isint)
-    cuarr_lua_error(L, CUARR_VALUE_ERROR, "shape entries must be integers, got %s at position %d",
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "shape entries must be integers, got %s at position %d",
                     lua_tostring(L, idx), axis + 1);
   if (v < 0)
     cuarr_lua_error(L, CUARR_VALUE_ERROR,
@@ -105,7 +156,7 @@ int cuarr_lua_check_shape(lua_State *L, int idx, int64_t *shape) {
   if (lua_type(L, idx) != LUA_TTABLE)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "shape must be an integer or a table of integers, got %s",
                     luaL_typename(L, idx));
-  lua_Integer n = luaL_len(L, idx);
+  lua_Integer n = cuarr_lua_len(L, idx, "a shape");
   if (n > CUARR_MAXDIM)
     cuarr_lua_error(L, CUARR_VALUE_ERROR, "too many dimensions: %lld (at most %d)", (long long)n,
                     CUARR_MAXDIM);
@@ -137,10 +188,10 @@ bool cuarr_lua_to_scalar(lua_State *L, int idx, cuarr_scalar *out) {
 }
 
 const char *cuarr_lua_opt_string_field(lua_State *L, int idx, const char *name) {
-  luaL_checkstack(L, 1, "option");
+  cuarr_lua_check_stack(L, 1);
   int t = cuarr_lua_get_option(L, idx, name);
   if (t == LUA_TSTRING)
-    return lua_tostring(L, -1); /* left on the stack, which keeps it alive */
+    return cuarr_lua_check_string(L, -1, name); /* left on the stack, which keeps it alive */
   if (t != LUA_TNIL)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "option '%s' must be a string, got %s", name,
                     luaL_typename(L, -1));
@@ -149,12 +200,12 @@ const char *cuarr_lua_opt_string_field(lua_State *L, int idx, const char *name) 
 }
 
 int cuarr_lua_read_compile_options(lua_State *L, int opts, const char **options) {
-  luaL_checkstack(L, CUARR_LUA_MAX_OPTIONS + 1, "compile options");
+  cuarr_lua_check_stack(L, CUARR_LUA_MAX_OPTIONS + 1);
   int n = 0;
   int t = cuarr_lua_get_option(L, opts, "options");
   if (t == LUA_TTABLE) {
     int list = lua_gettop(L);
-    lua_Integer len = luaL_len(L, list);
+    lua_Integer len = cuarr_lua_len(L, list, "option 'options'");
     if (len > CUARR_LUA_MAX_OPTIONS)
       return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most %d compile options",
                              CUARR_LUA_MAX_OPTIONS);

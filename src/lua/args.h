@@ -1,9 +1,12 @@
 /*
  * args.h -- the binding's readers of arguments and options (args.c).
  *
- * Each raises a TypeError object for a value of the wrong type and a ValueError for a value out
- * of range, naming the argument ("argument #2 (shape)") or, for a value read from a table (a
- * negative stack index), the option alone ("priority").
+ * Each applies the rules of the README's "Errors" section, naming the argument ("argument #2
+ * (shape)") or, for a value read from a table (a negative stack index), the option alone
+ * ("priority"): a value of the wrong type is a TypeError, and so is a number with no integer
+ * value where an integer is needed (2.0 is 2; 2.5, 1e300 and NaN are not integers); a value
+ * of the right type out of range is a ValueError, but for an axis or an index (IndexError).
+ * Strings are read with their length: one with a NUL byte is no name, dtype or source.
  */
 #ifndef CUARR_LUA_ARGS_H
 #define CUARR_LUA_ARGS_H
@@ -15,10 +18,22 @@
 
 #include "cuarr.h"
 
+/* An integer: a Lua integer, or a float with an integral value that fits one. */
 lua_Integer cuarr_lua_check_integer(lua_State *L, int idx, const char *what);
 lua_Integer cuarr_lua_opt_integer(lua_State *L, int idx, const char *what, lua_Integer def);
 double cuarr_lua_check_number(lua_State *L, int idx, const char *what);
+/* A string with no NUL byte in it (a ValueError: C would read it cut short). */
 const char *cuarr_lua_check_string(lua_State *L, int idx, const char *what);
+/* Room for n more values on the stack, or an OutOfMemoryError (luaL_checkstack's is a plain
+ * string). */
+void cuarr_lua_check_stack(lua_State *L, int n);
+/* The length of the table at idx, as # gives it (its __len too); a length that is not an
+ * integer is a TypeError. */
+lua_Integer cuarr_lua_len(lua_State *L, int idx, const char *what);
+/* One axis of an array of ndim axes (ndim + 1 positions when `extra`, for a new axis): 1-based,
+ * negative from the end; returned 0-based.  Not an integer: TypeError; out of range:
+ * IndexError.  fn names the function in the messages. */
+int cuarr_lua_check_axis(lua_State *L, int idx, int ndim, bool extra, const char *fn);
 /* An option from the table at idx (or nil when idx is not a table). */
 int cuarr_lua_get_option(lua_State *L, int idx,
                          const char *name); /* pushes the value; returns its type */

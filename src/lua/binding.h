@@ -79,6 +79,8 @@ void cuarr_lua_set_functions(lua_State *L, const cuarr_lua_module *m, int idx,
 /* ---- errors.c (args.h: the argument and option readers) */
 /* Raise an error object of the given kind. */
 int cuarr_lua_error(lua_State *L, cuarr_status kind, const char *fmt, ...);
+/* Raise an error object of the given kind whose message is the string at idx, as it is. */
+int cuarr_lua_error_message_at(lua_State *L, cuarr_status kind, int idx);
 /* Raise the core's last failure (kind from s, message from cuarr_last_error()). */
 int cuarr_lua_fail(lua_State *L, cuarr_status s);
 /* Raise the core's failure if s != CUARR_OK. */

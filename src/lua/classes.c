@@ -7,6 +7,8 @@
  * upvalues (state, methods, fields, descriptor): it looks up methods first, then the class's
  * fields, each a table lookup of the (interned) key, so `a:sum()` costs one rawget as before.
  */
+#include <string.h>
+
 #include "binding.h"
 
 /* The classes, in the order they are registered: errors first, so that anything that raises
@@ -114,6 +116,16 @@ void *cuarr_lua_to_object(lua_State *L, const cuarr_lua_state *S, int idx,
   bool same = lua_topointer(L, -1) == want;
   lua_pop(L, 1);
   return same ? p : NULL;
+}
+
+void *cuarr_lua_check_object(lua_State *L, int idx, const cuarr_lua_class *cls) {
+  void *p = cuarr_lua_to_object(L, CUARR_LUA_STATE(L), idx, cls);
+  if (!p) {
+    bool vowel = strchr("AEIOU", cls->name[0]) != NULL;
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be %s %s, got %s", idx,
+                    vowel ? "an" : "a", cls->name, luaL_typename(L, idx));
+  }
+  return p;
 }
 
 void cuarr_lua_push_methods(lua_State *L, const cuarr_lua_class *cls) {

@@ -81,6 +81,9 @@ const void *cuarr_lua_class_metatable(const struct cuarr_lua_state *S, const cua
  * by address with the state's: no lookup by name on every call. */
 void *cuarr_lua_to_object(lua_State *L, const struct cuarr_lua_state *S, int idx,
                           const cuarr_lua_class *cls);
+/* The object of class cls at idx, or a TypeError naming the class (every class is checked
+ * this way, by its metatable's address, never by luaL_checkudata's plain-string errors). */
+void *cuarr_lua_check_object(lua_State *L, int idx, const cuarr_lua_class *cls);
 /* Push core.metatables: the extendable classes' metatables by name. */
 void cuarr_lua_push_metatables(lua_State *L);
 

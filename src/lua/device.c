@@ -10,11 +10,7 @@
 #include "binding.h"
 
 static int check_device_ud(lua_State *L, int idx) {
-  int *d = luaL_testudata(L, idx, CUARR_LUA_DEVICE_MT);
-  if (!d)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be a Device, got %s", idx,
-                    luaL_typename(L, idx));
-  return *d;
+  return *(int *)cuarr_lua_check_object(L, idx, &cuarr_lua_device_class);
 }
 
 /* A device ordinal argument, checked to exist; ids beyond int's range do not (they must not
@@ -107,8 +103,7 @@ static int device_can_access_peer(lua_State *L) {
 
 /* The fields of the Device at index 1. */
 static void *check_device_object(lua_State *L, int idx) {
-  check_device_ud(L, idx); /* raises for anything else */
-  return lua_touserdata(L, idx);
+  return cuarr_lua_check_object(L, idx, &cuarr_lua_device_class);
 }
 static void field_id(lua_State *L, void *self) { lua_pushinteger(L, *(int *)self); }
 static void field_properties(lua_State *L, void *self) { push_properties(L, *(int *)self); }
@@ -123,8 +118,9 @@ static int device_tostring(lua_State *L) {
 }
 
 static int device_eq(lua_State *L) {
-  int *a = luaL_testudata(L, 1, CUARR_LUA_DEVICE_MT),
-      *b = luaL_testudata(L, 2, CUARR_LUA_DEVICE_MT);
+  const cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  int *a = cuarr_lua_to_object(L, S, 1, &cuarr_lua_device_class),
+      *b = cuarr_lua_to_object(L, S, 2, &cuarr_lua_device_class);
   lua_pushboolean(L, a && b && *a == *b);
   return 1;
 }

@@ -6,11 +6,13 @@
 
 #include "binding.h"
 
+/* The Event at idx, destroyed or not (the fields read it too, but for done). */
+static void *check_event_object(lua_State *L, int idx) {
+  return cuarr_lua_check_object(L, idx, &cuarr_lua_event_class);
+}
+
 cuarr_lua_event *cuarr_lua_check_event(lua_State *L, int idx) {
-  cuarr_lua_event *e = luaL_testudata(L, idx, CUARR_LUA_EVENT_MT);
-  if (!e)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be an Event, got %s", idx,
-                    luaL_typename(L, idx));
+  cuarr_lua_event *e = check_event_object(L, idx);
   if (!e->e.handle)
     cuarr_lua_error(L, CUARR_VALUE_ERROR, "the event has been destroyed");
   return e;
@@ -36,7 +38,7 @@ static int l_event(lua_State *L) {
 }
 
 static int event_gc(lua_State *L) {
-  cuarr_lua_event *e = luaL_checkudata(L, 1, CUARR_LUA_EVENT_MT);
+  cuarr_lua_event *e = check_event_object(L, 1);
   if (e->e.handle)
     cuarr_event_destroy(&e->e);
   return 0;
@@ -68,10 +70,7 @@ static int event_query(lua_State *L) {
   return 1;
 }
 
-/* The fields of the Event at index 1 (a destroyed one's too, but for done). */
-static void *check_event_object(lua_State *L, int idx) {
-  return luaL_checkudata(L, idx, CUARR_LUA_EVENT_MT);
-}
+/* The fields of the Event at index 1. */
 static void field_event_ptr(lua_State *L, void *self) {
   lua_pushinteger(L, (lua_Integer)(intptr_t)((cuarr_lua_event *)self)->e.handle);
 }

@@ -28,16 +28,23 @@ static int64_t position(lua_State *L, lua_Integer i, int64_t n, int axis) {
   return i > 0 ? i - 1 : n + i;
 }
 
-static lua_Integer range_bound(lua_State *L, int tbl, int k, lua_Integer def, int axis) {
-  int t = lua_geti(L, tbl, k);
-  lua_Integer v = def;
-  if (t != LUA_TNIL) {
-    int isint = 0;
-    v = lua_tointegerx(L, -1, &isint);
-    if (t != LUA_TNUMBER || !isint)
-      cuarr_lua_error(L, CUARR_TYPE_ERROR, "range bounds for axis %d must be integers, got %s",
-                      axis + 1, t == LUA_TNUMBER ? lua_tostring(L, -1) : luaL_typename(L, -1));
+/* An index or a range bound at idx (`what` names it): an integer, or a float with an integral
+ * value that fits one; anything else is a TypeError, as for every integer argument. */
+static lua_Integer index_value(lua_State *L, int idx, const char *what, int axis) {
+  int isint = 0;
+  lua_Integer v = lua_type(L, idx) == LUA_TNUMBER ? lua_tointegerx(L, idx, &isint) : 0;
+  if (!isint) {
+    lua_pushvalue(L, idx); /* converted for the message on a copy */
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s for axis %d must be integers, got %s", what, axis + 1,
+                    lua_type(L, -1) == LUA_TNUMBER ? lua_tostring(L, -1) : luaL_typename(L, -1));
   }
+  return v;
+}
+
+static lua_Integer range_bound(lua_State *L, int tbl, int k, lua_Integer def, int axis) {
+  lua_Integer v = def;
+  if (lua_geti(L, tbl, k) != LUA_TNIL)
+    v = index_value(L, lua_gettop(L), "range bounds", axis);
   lua_pop(L, 1);
   return v;
 }
@@ -45,7 +52,7 @@ static lua_Integer range_bound(lua_State *L, int tbl, int k, lua_Integer def, in
 /* The range table at tbl applied to `axis` of *cur. */
 static void apply_range(lua_State *L, cuarr_array *cur, int axis, int tbl) {
   int64_t n = cur->shape[axis];
-  lua_Integer len = luaL_len(L, tbl);
+  lua_Integer len = cuarr_lua_len(L, tbl, "a range");
   if (len > 3)
     cuarr_lua_error(L, CUARR_INDEX_ERROR, "a range is {start, stop[, step]}; got %lld entries",
                     (long long)len);
@@ -91,10 +98,7 @@ static cuarr_array *key_view(lua_State *L, int key_idx, bool *element) {
   if (lua_type(L, key_idx) == LUA_TNUMBER) {
     if (a->ndim == 0)
       cuarr_lua_error(L, CUARR_INDEX_ERROR, "a 0-d array cannot be indexed");
-    int isint = 0;
-    lua_Integer i = lua_tointegerx(L, key_idx, &isint);
-    if (!isint)
-      cuarr_lua_error(L, CUARR_INDEX_ERROR, "indices must be integers");
+    lua_Integer i = index_value(L, key_idx, "indices", 0);
     cuarr_array next;
     replace(L, cur, cuarr_view_select(cur, 0, position(L, i, cur->shape[0], 0), &next), &next);
     *element = cur->ndim == 0;
@@ -103,7 +107,7 @@ static cuarr_array *key_view(lua_State *L, int key_idx, bool *element) {
   if (lua_type(L, key_idx) != LUA_TTABLE)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "arrays are indexed by integers or tables, not %s",
                     luaL_typename(L, key_idx));
-  lua_Integer n = luaL_len(L, key_idx);
+  lua_Integer n = cuarr_lua_len(L, key_idx, "an index");
   if (n > a->ndim)
     cuarr_lua_error(L, CUARR_INDEX_ERROR, "too many indices: %lld for an array of %d dimensions",
                     (long long)n, a->ndim);
@@ -112,10 +116,7 @@ static cuarr_array *key_view(lua_State *L, int key_idx, bool *element) {
     int t = lua_geti(L, key_idx, k);
     int entry = lua_gettop(L);
     if (t == LUA_TNUMBER) {
-      int isint = 0;
-      lua_Integer i = lua_tointegerx(L, entry, &isint);
-      if (!isint)
-        cuarr_lua_error(L, CUARR_INDEX_ERROR, "indices must be integers");
+      lua_Integer i = index_value(L, entry, "indices", (int)k - 1);
       cuarr_array next;
       replace(L, cur,
               cuarr_view_select(cur, axis, position(L, i, cur->shape[axis], (int)k - 1), &next),

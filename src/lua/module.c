@@ -51,11 +51,14 @@ static int l_perf_counter(lua_State *L) {
 
 /* raise(kind, message): for the Lua front end, which raises the same error objects. */
 static int l_raise(lua_State *L) {
-  const char *kind = luaL_checkstring(L, 1), *message = luaL_checkstring(L, 2);
+  const char *kind = cuarr_lua_check_string(L, 1, "kind");
+  if (lua_type(L, 2) != LUA_TSTRING)
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #2 (message) must be a string, got %s",
+                           luaL_typename(L, 2));
   for (cuarr_status s = CUARR_VALUE_ERROR; s <= CUARR_NOT_AVAILABLE; s++)
     if (!strcmp(kind, cuarr_status_name(s)))
-      return cuarr_lua_error(L, s, "%s", message);
-  return luaL_error(L, "unknown error kind '%s'", kind);
+      return cuarr_lua_error_message_at(L, s, 2); /* the message as it is, NUL bytes too */
+  return cuarr_lua_error(L, CUARR_VALUE_ERROR, "unknown error kind '%s'", kind);
 }
 
 CUARR_API int luaopen_cuarr_core(lua_State *L) {

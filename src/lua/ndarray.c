@@ -128,7 +128,7 @@ static int array_gc(lua_State *L) {
 
 /* x:free(): give the memory back now; every view of it becomes unusable. */
 static int array_free(lua_State *L) {
-  cuarr_array *a = luaL_testudata(L, 1, CUARR_LUA_ARRAY_MT);
+  cuarr_array *a = cuarr_lua_to_array(L, 1);
   if (!a)
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #1 must be an array, got %s",
                            luaL_typename(L, 1));

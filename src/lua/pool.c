@@ -12,13 +12,11 @@ typedef struct lpool {
   int device; /* CUARR_HOST for the pinned pool */
 } lpool;
 
-static cuarr_pool *check_pool(lua_State *L) {
-  lpool *lp = luaL_testudata(L, 1, CUARR_LUA_POOL_MT);
-  if (!lp)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #1 must be a MemoryPool, got %s",
-                    luaL_typename(L, 1));
-  return lp->pool;
+static lpool *check_pool_object(lua_State *L) {
+  return cuarr_lua_check_object(L, 1, &cuarr_lua_pool_class);
 }
+
+static cuarr_pool *check_pool(lua_State *L) { return check_pool_object(L)->pool; }
 
 static void push_pool(lua_State *L, cuarr_pool *p, int device) {
   lpool *lp = lua_newuserdatauv(L, sizeof *lp, 0);
@@ -90,7 +88,7 @@ static int pool_set_limit(lua_State *L) {
 }
 
 static int pool_tostring(lua_State *L) {
-  lpool *lp = luaL_checkudata(L, 1, CUARR_LUA_POOL_MT);
+  lpool *lp = check_pool_object(L);
   if (lp->device == CUARR_HOST)
     lua_pushliteral(L, "<cuarr.PinnedMemoryPool>");
   else

@@ -23,8 +23,10 @@ static int l_reduction_kernel(lua_State *L) {
   const char *reduce_expr = cuarr_lua_check_string(L, 4, "reduce_expr");
   const char *post_expr = cuarr_lua_check_string(L, 5, "post_map_expr");
   const char *identity = NULL;
-  if (lua_type(L, 6) == LUA_TNUMBER || lua_type(L, 6) == LUA_TSTRING)
+  if (lua_type(L, 6) == LUA_TNUMBER)
     identity = lua_tostring(L, 6); /* a number becomes its text */
+  else if (lua_type(L, 6) == LUA_TSTRING)
+    identity = cuarr_lua_check_string(L, 6, "identity");
   else if (!lua_isnoneornil(L, 6))
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "identity must be a string or nil, got %s",
                            luaL_typename(L, 6));
@@ -51,18 +53,7 @@ static int kernel_gc(lua_State *L) {
 
 /* One axis (1-based, negative from the end) of ndim as a bit. */
 static uint64_t axis_bit(lua_State *L, int idx, int ndim) {
-  int ok = 0;
-  lua_Integer a = lua_tointegerx(L, idx, &ok);
-  if (!ok)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "an axis must be an integer");
-  if (a < 0)
-    a += ndim + 1;
-  if (a < 1 || a > ndim)
-    cuarr_lua_error(L, CUARR_VALUE_ERROR,
-                    "axis %lld is out of bounds for %d dimensions (axes are "
-                    "1-based)",
-                    (long long)lua_tointeger(L, idx), ndim);
-  return (uint64_t)1 << (a - 1);
+  return (uint64_t)1 << cuarr_lua_check_axis(L, idx, ndim, false, "ReductionKernel");
 }
 
 /* k(inputs...[, {axis=, keepdims=, out=}]) */
@@ -93,7 +84,7 @@ static int kernel_call(lua_State *L) {
     int t = cuarr_lua_get_option(L, opts, "axis");
     if (t == LUA_TTABLE) {
       axes = 0;
-      lua_Integer n = luaL_len(L, -1);
+      lua_Integer n = cuarr_lua_len(L, -1, "the axes");
       for (lua_Integer i = 1; i <= n; i++) {
         lua_geti(L, -1, i);
         uint64_t bit = axis_bit(L, -1, ndim);

@@ -23,23 +23,6 @@ typedef struct options {
   int out;   /* stack index of out, or 0 */
 } options;
 
-/* One 1-based axis (negative from the end) as a 0-based one. */
-static int axis_index(lua_State *L, int idx, int ndim, const char *fn) {
-  int is_int = 0;
-  lua_Integer k = lua_tointegerx(L, idx, &is_int); /* 2.0 is fine, 2.5 is not */
-  if (!is_int || lua_type(L, idx) != LUA_TNUMBER)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: an axis must be an integer, got %s", fn,
-                    lua_type(L, idx) == LUA_TNUMBER ? "a float" : luaL_typename(L, idx));
-  if (k >= 1 && k <= ndim)
-    return (int)(k - 1);
-  if (k < 0 && k >= -ndim)
-    return (int)(ndim + k);
-  return cuarr_lua_error(L, CUARR_VALUE_ERROR,
-                         "%s: axis %lld is out of bounds for an array of %d dimensions (axes "
-                         "are 1-based)",
-                         fn, (long long)k, ndim);
-}
-
 /* An axis argument: nil (every axis), an integer, or a sequence of integers. */
 static void read_axes(lua_State *L, int idx, int ndim, const char *fn, bool one, options *o) {
   if (lua_isnoneornil(L, idx))
@@ -47,15 +30,15 @@ static void read_axes(lua_State *L, int idx, int ndim, const char *fn, bool one,
   o->axis_given = true;
   o->axes = 0;
   if (!lua_istable(L, idx)) {
-    o->axes = (uint64_t)1 << axis_index(L, idx, ndim, fn);
+    o->axes = (uint64_t)1 << cuarr_lua_check_axis(L, idx, ndim, false, fn);
     return;
   }
   if (one)
-    cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s takes one axis (an integer) or none", fn);
-  lua_Integer n = luaL_len(L, idx);
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s takes one axis (an integer) or none, got a table", fn);
+  lua_Integer n = cuarr_lua_len(L, idx, "the axes");
   for (lua_Integer i = 1; i <= n; i++) {
     lua_geti(L, idx, i);
-    int d = axis_index(L, -1, ndim, fn);
+    int d = cuarr_lua_check_axis(L, -1, ndim, false, fn);
     lua_pop(L, 1);
     if (o->axes >> d & 1)
       cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: duplicate value in 'axis'", fn);

@@ -5,20 +5,10 @@
  */
 #include "binding.h"
 
-/* A 1-based (or negative) axis of an array with n axes (n+1 positions when `extra`). */
-static int axis_arg(lua_State *L, int idx, int ndim, bool extra) {
-  lua_Integer ax = cuarr_lua_check_integer(L, idx, "axis");
-  int n = ndim + (extra ? 1 : 0);
-  if (ax == 0 || ax > n || ax < -n)
-    cuarr_lua_error(L, CUARR_INDEX_ERROR, "axis %lld is out of bounds for array of dimension %d",
-                    (long long)ax, ndim);
-  return (int)(ax > 0 ? ax - 1 : n + ax);
-}
-
 /* Integers given as a table at idx or as the arguments idx, idx+1, ... (1-based). */
 static int int_list(lua_State *L, int idx, int64_t *out, const char *what) {
   if (lua_type(L, idx) == LUA_TTABLE) {
-    lua_Integer n = luaL_len(L, idx);
+    lua_Integer n = cuarr_lua_len(L, idx, what);
     if (n > CUARR_MAXDIM)
       cuarr_lua_error(L, CUARR_VALUE_ERROR, "too many dimensions: %lld (at most %d)", (long long)n,
                       CUARR_MAXDIM);
@@ -125,29 +115,36 @@ static int array_flatten(lua_State *L) {
   return 1;
 }
 
+/* The axes of a:transpose(axes) given as a table at idx or as the arguments idx, idx+1, ...,
+ * each read by the one axis reader, into perm (0-based); returns how many. */
+static int axes_list(lua_State *L, int idx, int ndim, int *perm) {
+  bool table = lua_type(L, idx) == LUA_TTABLE;
+  lua_Integer n = table ? cuarr_lua_len(L, idx, "the axes") : lua_gettop(L) - idx + 1;
+  if (n != ndim)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                           "axes don't match array: %lld axes for %d dimensions", (long long)n,
+                           ndim);
+  for (int i = 0; i < ndim; i++) {
+    if (table)
+      lua_geti(L, idx, i + 1);
+    else
+      lua_pushvalue(L, idx + i);
+    perm[i] = cuarr_lua_check_axis(L, -1, ndim, false, "transpose");
+    for (int j = 0; j < i; j++) /* named here as given: the core's message is 0-based */
+      if (perm[j] == perm[i])
+        cuarr_lua_error(L, CUARR_VALUE_ERROR, "repeated axis in transpose: %s",
+                        lua_tostring(L, -1));
+    lua_pop(L, 1);
+  }
+  return ndim;
+}
+
 static int array_transpose(lua_State *L) {
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
   int perm[CUARR_MAXDIM];
   bool given = lua_gettop(L) >= 2 && !lua_isnil(L, 2);
-  if (given) {
-    int64_t axes[CUARR_MAXDIM];
-    int n = int_list(L, 2, axes, "axes");
-    if (n != a->ndim)
-      return cuarr_lua_error(L, CUARR_VALUE_ERROR,
-                             "axes don't match array: %d axes for %d dimensions", n, a->ndim);
-    for (int i = 0; i < n; i++) {
-      int64_t ax = axes[i];
-      if (ax == 0 || ax > n || ax < -n)
-        return cuarr_lua_error(L, CUARR_INDEX_ERROR,
-                               "axis %lld is out of bounds for array of dimension %d",
-                               (long long)ax, n);
-      perm[i] = (int)(ax > 0 ? ax - 1 : n + ax);
-      for (int j = 0; j < i; j++) /* named here as given: the core's message is 0-based */
-        if (perm[j] == perm[i])
-          return cuarr_lua_error(L, CUARR_VALUE_ERROR, "repeated axis in transpose: %lld",
-                                 (long long)ax);
-    }
-  }
+  if (given)
+    axes_list(L, 2, a->ndim, perm);
   cuarr_array *v = cuarr_lua_push_array(L, 1);
   CUARR_LUA_TRY(L, cuarr_view_transpose(a, given ? perm : NULL, v));
   return 1;
@@ -160,7 +157,8 @@ static int array_T(lua_State *L) {
 
 static int array_swapaxes(lua_State *L) {
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
-  int a1 = axis_arg(L, 2, a->ndim, false), a2 = axis_arg(L, 3, a->ndim, false);
+  int a1 = cuarr_lua_check_axis(L, 2, a->ndim, false, "swapaxes");
+  int a2 = cuarr_lua_check_axis(L, 3, a->ndim, false, "swapaxes");
   cuarr_array *v = cuarr_lua_push_array(L, 1);
   CUARR_LUA_TRY(L, cuarr_view_swapaxes(a, a1, a2, v));
   return 1;
@@ -168,7 +166,7 @@ static int array_swapaxes(lua_State *L) {
 
 static int array_squeeze(lua_State *L) {
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
-  int axis = lua_isnoneornil(L, 2) ? -1 : axis_arg(L, 2, a->ndim, false);
+  int axis = lua_isnoneornil(L, 2) ? -1 : cuarr_lua_check_axis(L, 2, a->ndim, false, "squeeze");
   if (axis >= 0 && a->shape[axis] != 1)
     return cuarr_lua_error(L, CUARR_VALUE_ERROR,
                            "cannot select an axis to squeeze out which has size not equal to one");
@@ -181,7 +179,7 @@ static int array_expand_dims(lua_State *L) {
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
   if (a->ndim >= CUARR_MAXDIM)
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "too many dimensions (at most %d)", CUARR_MAXDIM);
-  int axis = axis_arg(L, 2, a->ndim, true);
+  int axis = cuarr_lua_check_axis(L, 2, a->ndim, true, "expand_dims");
   cuarr_array *v = cuarr_lua_push_array(L, 1);
   CUARR_LUA_TRY(L, cuarr_view_expand_dims(a, axis, v));
   return 1;

@@ -13,11 +13,13 @@
 #define CURRENT_STREAMS "cuarr.current_streams" /* registry: device id -> Stream object */
 #define NULL_STREAMS "cuarr.null_streams"       /* registry: device id -> null Stream object */
 
+/* The Stream at idx, destroyed or not (the fields read it too). */
+static void *check_stream_object(lua_State *L, int idx) {
+  return cuarr_lua_check_object(L, idx, &cuarr_lua_stream_class);
+}
+
 static cuarr_lua_stream *check_stream(lua_State *L, int idx) {
-  cuarr_lua_stream *s = luaL_testudata(L, idx, CUARR_LUA_STREAM_MT);
-  if (!s)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be a Stream, got %s", idx,
-                    luaL_typename(L, idx));
+  cuarr_lua_stream *s = check_stream_object(L, idx);
   if (s->destroyed)
     cuarr_lua_error(L, CUARR_VALUE_ERROR, "the stream has been destroyed");
   return s;
@@ -26,13 +28,7 @@ static cuarr_lua_stream *check_stream(lua_State *L, int idx) {
 cuarr_stream *cuarr_lua_opt_stream(lua_State *L, int idx) {
   if (lua_isnoneornil(L, idx))
     return NULL;
-  cuarr_lua_stream *s = luaL_testudata(L, idx, CUARR_LUA_STREAM_MT);
-  if (!s)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be a Stream, got %s", idx,
-                    luaL_typename(L, idx));
-  if (s->destroyed)
-    cuarr_lua_error(L, CUARR_VALUE_ERROR, "the stream has been destroyed");
-  return &s->s;
+  return &check_stream(L, idx)->s;
 }
 
 /* The null stream's object for device dev (made once). */
@@ -77,7 +73,7 @@ static int l_stream(lua_State *L) {
 }
 
 static int stream_gc(lua_State *L) {
-  cuarr_lua_stream *s = luaL_checkudata(L, 1, CUARR_LUA_STREAM_MT);
+  cuarr_lua_stream *s = check_stream_object(L, 1);
   if (!s->destroyed && s->s.handle)
     cuarr_stream_destroy(&s->s);
   s->destroyed = true;
@@ -143,10 +139,7 @@ static int l_null_stream(lua_State *L) {
   return 1;
 }
 
-/* The fields of the Stream at index 1 (a destroyed one's too). */
-static void *check_stream_object(lua_State *L, int idx) {
-  return luaL_checkudata(L, idx, CUARR_LUA_STREAM_MT);
-}
+/* The fields of the Stream at index 1. */
 static void field_stream_ptr(lua_State *L, void *self) {
   lua_pushinteger(L, (lua_Integer)(intptr_t)((cuarr_lua_stream *)self)->s.handle);
 }
@@ -167,7 +160,7 @@ static void field_stream_is_null(lua_State *L, void *self) {
 }
 
 static int stream_tostring(lua_State *L) {
-  cuarr_lua_stream *s = luaL_checkudata(L, 1, CUARR_LUA_STREAM_MT);
+  cuarr_lua_stream *s = check_stream_object(L, 1);
   if (!s->s.handle)
     lua_pushfstring(L, "<cuarr.Stream null (device %d)>", s->s.device);
   else

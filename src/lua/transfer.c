@@ -99,7 +99,8 @@ static int array_copy_to_host(lua_State *L) {
     lua_settop(L, 2);
     return 1;
   }
-  if (!lua_isnoneornil(L, 2) && !luaL_testudata(L, 2, CUARR_LUA_STREAM_MT) && !lua_istable(L, 2))
+  if (!lua_isnoneornil(L, 2) && !cuarr_lua_to_object(L, S, 2, &cuarr_lua_stream_class) &&
+      !lua_istable(L, 2))
     return cuarr_lua_error(L, CUARR_TYPE_ERROR,
                            "copy_to_host: argument #2 must be a host array or a Stream, got %s",
                            luaL_typename(L, 2));

@@ -24,7 +24,7 @@ cuarr_lua_kernel *cuarr_lua_check_kernel(lua_State *L, int idx, const cuarr_lua_
 }
 
 cuarr_lua_kernel cuarr_lua_close_kernel(lua_State *L, const cuarr_lua_class *cls) {
-  cuarr_lua_kernel *k = luaL_checkudata(L, 1, cls->metatable), held = *k;
+  cuarr_lua_kernel *k = cuarr_lua_check_object(L, 1, cls), held = *k;
   k->any = NULL;
   return held;
 }
@@ -32,7 +32,7 @@ cuarr_lua_kernel cuarr_lua_close_kernel(lua_State *L, const cuarr_lua_class *cls
 int cuarr_lua_kernel_name_and_opts(lua_State *L, int idx, const char **name) {
   int opts = 0;
   if (lua_type(L, idx) == LUA_TSTRING) {
-    *name = lua_tostring(L, idx);
+    *name = cuarr_lua_check_string(L, idx, "name");
     if (lua_istable(L, idx + 1))
       opts = idx + 1;
   } else if (lua_istable(L, idx)) {
