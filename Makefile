@@ -82,11 +82,17 @@ $(FAKE_LIBCUDA): tools/fake_cuda/fake_cuda.c src/core/cuda/driver.h
 $(BUILD)/ctest/test_device_facts: $(FAKE_LIBCUDA)
 $(BUILD)/ctest/test_device_facts: private ALL_CFLAGS += -DCUARR_FAKE_LIBCUDA='"$(CURDIR)/$(FAKE_LIBCUDA)"'
 
-# The one C test of the Lua binding: the whole module and Lua itself.
+# The C tests of the Lua binding: the whole module and Lua itself.  The lifecycle and threads
+# tests drive the device paths through the fake driver, with a kernel cache of their own.
 LUA_LIBDIR ?= $(LUA_INCDIR)/../../lib/$(MULTIARCH)
-$(BUILD)/ctest/test_array_identity: spec/c/test_array_identity.c $(OBJECTS)
+LUA_CTESTS := $(addprefix $(BUILD)/ctest/,test_array_identity test_lifecycle test_threads)
+$(LUA_CTESTS): $(BUILD)/ctest/%: spec/c/%.c $(OBJECTS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Ispec/c -MMD -MP -o $@ $< $(OBJECTS) -L$(LUA_LIBDIR) -llua5.4 -ldl -lm
+
+$(BUILD)/ctest/test_lifecycle $(BUILD)/ctest/test_threads: $(FAKE_LIBCUDA)
+$(BUILD)/ctest/test_lifecycle $(BUILD)/ctest/test_threads: private ALL_CFLAGS += \
+  -DCUARR_FAKE_LIBCUDA='"$(CURDIR)/$(FAKE_LIBCUDA)"' -DCUARR_TEST_CACHE_DIR='"$(CURDIR)/$(BUILD)/ctest/kernel_cache"'
 
 ctest: $(CTESTS)
 	@status=0; for t in $(CTESTS); do $$t || status=1; done; exit $$status
