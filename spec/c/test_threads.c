@@ -1,8 +1,9 @@
 /* test_threads.c -- several lua_States on several threads at once, each with the module open:
  * host arrays (results checked), device arrays on the fake driver of tools/fake_cuda (calls
  * must succeed; kernels never run there, so their results are not checked), ufuncs,
- * reductions, an ElementwiseKernel, streams and the pools, while other threads open and close
- * states of their own.  `make sanitize` runs it under ThreadSanitizer too. */
+ * reductions, scans, an ElementwiseKernel, streams, events and the pools (free_all_blocks too),
+ * while other threads open and close states of their own.  `make sanitize` runs it under
+ * ThreadSanitizer too. */
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -86,6 +87,12 @@ static const char device_work[] =
     "local dt = ({ 'float64', 'int32', 'int16', 'uint8' })[seed % 4 + 1]\n"
     "local y = cuarr.ones({ 3, 50 }, dt) * 3 - 1\n"
     "local z = y:sum(2); z:get()\n"
+    "local w = cuarr.arange(300, 'float32'):cumsum()\n"
+    "local ev = s:record(); ev:synchronize()\n"
+    "local pool = cuarr.get_default_memory_pool()\n"
+    "pool:free_all_blocks(); assert(pool:total_bytes() >= pool:used_bytes())\n"
+    "cuarr.get_default_pinned_memory_pool():free_all_blocks()\n"
+    "assert(cuarr.runtime.device_count == 1)\n"
     "s:synchronize()\n"
     "assert(cuarr.get_default_memory_pool():used_bytes() >= 0)\n"
     "cuarr.null_stream():use()\n";
