@@ -37,7 +37,7 @@ ALL_CFLAGS := $(CFLAGS) -std=c11 -Wall -Wextra -fPIC -fvisibility=hidden -D_GNU_
 RUN_ENV := LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$$LUA_PATH;;" \
            LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;$$LUA_CPATH;;"
 
-.PHONY: all deps ctest check-exports test test-gpu bench demo install clean lint format
+.PHONY: all deps ctest check-exports test test-gpu soak bench demo install clean lint format
 
 all: $(MODULE)
 
@@ -118,6 +118,17 @@ test: deps
 test-gpu: deps
 	@$(MAKE) --no-print-directory all ctest check-exports
 	$(RUN_ENV) CUARR_REQUIRE_GPU=1 $(BUSTED) --lua=$(LUA) -o utfTerminal spec
+
+# A million small operations in one state (tools/soak.lua): the RSS stays flat after the
+# warm-up and the pools' used_bytes come back to their baseline.  The device paths run on the
+# fake driver unless CUARR_LIBCUDA names a driver; SOAK_OPS and SOAK_RSS_MIB change the count
+# and the bound.
+SOAK_OPS ?= 1000000
+SOAK_RSS_MIB ?= 4
+soak: deps
+	@$(MAKE) --no-print-directory all $(FAKE_LIBCUDA)
+	CUARR_LIBCUDA="$${CUARR_LIBCUDA:-$(CURDIR)/$(FAKE_LIBCUDA)}" $(RUN_ENV) \
+	  $(LUA) tools/soak.lua $(SOAK_OPS) $(SOAK_RSS_MIB)
 
 # The machine's own ceilings, measured with the raw driver API (bench/ceilings.c).
 $(BUILD)/bench/ceilings: bench/ceilings.c $(CORE_OBJECTS)
