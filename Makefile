@@ -92,7 +92,8 @@ $(LUA_CTESTS): $(BUILD)/ctest/%: spec/c/%.c $(OBJECTS)
 
 $(BUILD)/ctest/test_lifecycle $(BUILD)/ctest/test_threads: $(FAKE_LIBCUDA)
 $(BUILD)/ctest/test_lifecycle $(BUILD)/ctest/test_threads: private ALL_CFLAGS += \
-  -DCUARR_FAKE_LIBCUDA='"$(CURDIR)/$(FAKE_LIBCUDA)"' -DCUARR_TEST_CACHE_DIR='"$(CURDIR)/$(BUILD)/ctest/kernel_cache"'
+  -DCUARR_FAKE_LIBCUDA='"$(CURDIR)/$(FAKE_LIBCUDA)"' \
+  -DCUARR_TEST_CACHE_DIR='"$(CURDIR)/$(BUILD)/ctest/kernel_cache"'
 
 ctest: $(CTESTS)
 	@status=0; for t in $(CTESTS); do $$t || status=1; done; exit $$status
