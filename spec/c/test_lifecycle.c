@@ -108,6 +108,7 @@ static void reload_keeps_current_stream(void) {
   lua_State *L = open_state();
   CHECK(run(L, "first = require 'cuarr'\n"
                "first.Stream{}:use()\n"
+               "device = first.empty(1).device\n"
                "package.loaded.cuarr = nil\n"
                "package.loaded['cuarr.core'] = nil\n"
                "second = require 'cuarr'\n"
@@ -120,8 +121,9 @@ static void reload_keeps_current_stream(void) {
                "second.null_stream():use()\n"
                "collectgarbage(); collectgarbage()\n"
                "assert(first.get_current_stream().is_null)\n"
-               "local c = first.empty(1000, 'float32')"),
-        "a reloaded module shares its state's current stream, kept alive");
+               "local c = first.empty(1000, 'float32')\n"
+               "assert(rawequal(second.empty(1).device, device), 'a second Device object')"),
+        "a reloaded module shares its state's current stream, kept alive, and Device objects");
   CHECK(run(L, "package.loaded.cuarr = nil\n"
                "local third = require 'cuarr'\n"
                "third.set_default_dtype('float32')\n"
