@@ -37,7 +37,8 @@ ALL_CFLAGS := $(CFLAGS) -std=c11 -Wall -Wextra -fPIC -fvisibility=hidden -D_GNU_
 RUN_ENV := LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$$LUA_PATH;;" \
            LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;$$LUA_CPATH;;"
 
-.PHONY: all deps ctest check-exports test test-gpu test-gpu-sanitize bench demo install clean lint format
+.PHONY: all deps ctest check-exports test test-gpu test-gpu-sanitize soak bench demo install clean lint \
+        format
 
 all: $(MODULE)
 
@@ -82,11 +83,18 @@ $(FAKE_LIBCUDA): tools/fake_cuda/fake_cuda.c src/core/cuda/driver.h
 $(BUILD)/ctest/test_device_facts: $(FAKE_LIBCUDA)
 $(BUILD)/ctest/test_device_facts: private ALL_CFLAGS += -DCUARR_FAKE_LIBCUDA='"$(CURDIR)/$(FAKE_LIBCUDA)"'
 
-# The one C test of the Lua binding: the whole module and Lua itself.
+# The C tests of the Lua binding: the whole module and Lua itself.  The lifecycle and threads
+# tests drive the device paths through the fake driver, with a kernel cache of their own.
 LUA_LIBDIR ?= $(LUA_INCDIR)/../../lib/$(MULTIARCH)
-$(BUILD)/ctest/test_array_identity: spec/c/test_array_identity.c $(OBJECTS)
+LUA_CTESTS := $(addprefix $(BUILD)/ctest/,test_array_identity test_lifecycle test_threads)
+$(LUA_CTESTS): $(BUILD)/ctest/%: spec/c/%.c $(OBJECTS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Ispec/c -MMD -MP -o $@ $< $(OBJECTS) -L$(LUA_LIBDIR) -llua5.4 -ldl -lm
+
+$(BUILD)/ctest/test_lifecycle $(BUILD)/ctest/test_threads: $(FAKE_LIBCUDA)
+$(BUILD)/ctest/test_lifecycle $(BUILD)/ctest/test_threads: private ALL_CFLAGS += \
+  -DCUARR_FAKE_LIBCUDA='"$(CURDIR)/$(FAKE_LIBCUDA)"' \
+  -DCUARR_TEST_CACHE_DIR='"$(CURDIR)/$(BUILD)/ctest/kernel_cache"'
 
 ctest: $(CTESTS)
 	@status=0; for t in $(CTESTS); do $$t || status=1; done; exit $$status
@@ -127,6 +135,17 @@ test-gpu-sanitize: deps
 	for tool in racecheck synccheck; do \
 	  $(RUN_ENV) sh tools/gpu_sanitize.sh $$tool $(GPU_SANITIZE_LOGS) $(GPU_RACE_SPECS) || status=1; \
 	done; exit $$status
+
+# A million small operations in one state (tools/soak.lua): the RSS stays flat after the
+# warm-up and the pools' used_bytes come back to their baseline.  The device paths run on the
+# fake driver unless CUARR_LIBCUDA names a driver; SOAK_OPS and SOAK_RSS_MIB change the count
+# and the bound.
+SOAK_OPS ?= 1000000
+SOAK_RSS_MIB ?= 4
+soak: deps
+	@$(MAKE) --no-print-directory all $(FAKE_LIBCUDA)
+	CUARR_LIBCUDA="$${CUARR_LIBCUDA:-$(CURDIR)/$(FAKE_LIBCUDA)}" $(RUN_ENV) \
+	  $(LUA) tools/soak.lua $(SOAK_OPS) $(SOAK_RSS_MIB)
 
 # The machine's own ceilings, measured with the raw driver API (bench/ceilings.c).
 $(BUILD)/bench/ceilings: bench/ceilings.c $(CORE_OBJECTS)

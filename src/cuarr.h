@@ -229,6 +229,11 @@ CUARR_API void cuarr_pool_delete(cuarr_pool *p);
  * exist or the driver is unavailable). */
 CUARR_API cuarr_pool *cuarr_device_pool(int device);
 CUARR_API cuarr_pool *cuarr_pinned_pool(void);
+/* Give back what the memory part caches: every default pool's free blocks (free_all_blocks),
+ * once the asynchronous transfers still holding pinned buffers are done, and the recycled
+ * buffer structs.  Blocks in use stay.  Safe at any time, from any thread; the Lua binding
+ * calls it when the last lua_State with the module open is closed. */
+CUARR_API void cuarr_release_cached_memory(void);
 
 /* Allocate size bytes (0 is allowed and yields a 512-byte block) for use on `stream` (the handle;
  * NULL for the null stream).  On failure: free cached blocks, call reclaim, retry; then

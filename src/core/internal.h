@@ -101,6 +101,12 @@ cuarr_status cuarr_copy_kernels_compile_all(int arch, int *n_compiled);
 /* ---- copy/deferred.c */
 /* Wait for the asynchronous transfers still using b (a pinned host buffer) to finish. */
 void cuarr_defer_wait_for(const cuarr_buffer *b);
+/* Wait for every asynchronous transfer still holding a pinned buffer, and drop those holds. */
+void cuarr_defer_drain(void);
+
+/* ---- memory/buffer.c */
+/* Free the buffer structs kept for reuse (the next buffers malloc theirs again). */
+void cuarr_buffer_release_spares(void);
 
 /* ---- the CUstream of a context (NULL = null stream) and its reclaim hook (none without one) */
 static inline CUstream cuarr_ctx_stream(const cuarr_context *ctx) {

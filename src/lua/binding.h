@@ -39,8 +39,18 @@ typedef struct cuarr_lua_known_arrays {
   unsigned next;
 } cuarr_lua_known_arrays;
 
+/* The binding state: one per lua_State, made by the first load of the module there and found
+ * again (in the registry) by every later load, so that all loads share the current device and
+ * streams and their functions keep alive what they use.  Its user values are the tables of
+ * Stream objects that must live as long as it does. */
+enum {
+  CUARR_LUA_CURRENT_STREAMS = 1, /* user value: device id -> the current Stream object */
+  CUARR_LUA_NULL_STREAMS,        /* user value: device id -> the null Stream object */
+  CUARR_LUA_STATE_USER_VALUES = CUARR_LUA_NULL_STREAMS
+};
 typedef struct cuarr_lua_state {
   lua_State *main;                          /* the main thread, for garbage collections */
+  bool counted;                             /* among the lua_States with the module open */
   int device;                               /* current device ordinal */
   cuarr_stream *stream[CUARR_MAX_DEVICES];  /* current stream per device; NULL: null stream */
   size_t since_gc;                          /* device bytes allocated since the last GC step */
@@ -54,8 +64,10 @@ typedef struct cuarr_lua_state {
 
 #define CUARR_LUA_STATE(L) ((cuarr_lua_state *)lua_touserdata((L), lua_upvalueindex(1)))
 
-/* Push the new state (a userdata) on the stack. */
-cuarr_lua_state *cuarr_lua_state_new(lua_State *L);
+/* Push the lua_State's binding state (a userdata), made on the first call.  When the last
+ * lua_State that has one is closed, what the core caches goes back (cuarr_release_cached_memory).
+ */
+cuarr_lua_state *cuarr_lua_state_push(lua_State *L);
 /* A context for work on `device`: its current stream and the GC reclaim hook. */
 cuarr_context *cuarr_lua_context(cuarr_lua_state *S, int device);
 /* Pass the warnings the core queued on this thread to lua_warning. */

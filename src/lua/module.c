@@ -1,5 +1,7 @@
 /*
- * module.c -- luaopen_cuarr_core: builds the C half of the module.
+ * module.c -- luaopen_cuarr_core: builds the C half of the module.  Loading it again in one
+ * lua_State (after package.loaded is cleared) builds new tables of functions over the same
+ * binding state and the same metatables.
  *
  * Returns a table with the device functions (arrays on the current device), `cpu` with the
  * same creations for host arrays, the metatables the front end (lua/cuarr/init.lua) extends,
@@ -63,7 +65,7 @@ static int l_raise(lua_State *L) {
 
 CUARR_API int luaopen_cuarr_core(lua_State *L) {
   cuarr_lua_module m;
-  cuarr_lua_state_new(L);
+  cuarr_lua_state_push(L); /* the state's own, shared with its earlier loads of the module */
   m.state = lua_gettop(L);
   cuarr_lua_open_classes(L, m.state);
   lua_newtable(L);

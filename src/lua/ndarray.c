@@ -296,9 +296,14 @@ void cuarr_lua_open_ndarray(lua_State *L, const cuarr_lua_module *m) {
   cuarr_lua_state *S = lua_touserdata(L, m->state);
   S->array_mt = cuarr_lua_class_metatable(S, &cuarr_lua_ndarray_class);
   S->known = known_arrays_of(L);
-  luaL_getmetatable(L, CUARR_LUA_ARRAY_MT);
-  S->array_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-
-  lua_newtable(L);
-  lua_setfield(L, LUA_REGISTRYINDEX, CUARR_LUA_DEVICE_MT ".cache");
+  if (S->array_mt_ref == LUA_NOREF) { /* a later load finds the same metatable */
+    luaL_getmetatable(L, CUARR_LUA_ARRAY_MT);
+    S->array_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  }
+  /* One cache of Device objects for every load: a.device == b.device across loads too. */
+  if (lua_getfield(L, LUA_REGISTRYINDEX, CUARR_LUA_DEVICE_MT ".cache") != LUA_TTABLE) {
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, CUARR_LUA_DEVICE_MT ".cache");
+  }
+  lua_pop(L, 1);
 }

@@ -2,16 +2,19 @@
  * stream.c -- Stream objects and the current stream (events: event.c).
  *
  * Each device has a current stream per Lua state (the null stream until one is made current).
- * The state keeps the current Stream object referenced in the registry, so it cannot be
- * collected while work is queued on it by default.
+ * The binding state keeps the current Stream object referenced in its user value, so it cannot
+ * be collected while work is queued on it by default, nor while any load of the module that
+ * points at it is alive.
  */
 #include <limits.h>
 #include <string.h>
 
 #include "binding.h"
 
-#define CURRENT_STREAMS "cuarr.current_streams" /* registry: device id -> Stream object */
-#define NULL_STREAMS "cuarr.null_streams"       /* registry: device id -> null Stream object */
+/* Push the binding state's table `which` (CUARR_LUA_CURRENT_STREAMS or CUARR_LUA_NULL_STREAMS). */
+static void push_streams(lua_State *L, int which) {
+  lua_getiuservalue(L, lua_upvalueindex(1), which);
+}
 
 /* The Stream at idx, destroyed or not (the fields read it too). */
 static void *check_stream_object(lua_State *L, int idx) {
@@ -33,7 +36,7 @@ cuarr_stream *cuarr_lua_opt_stream(lua_State *L, int idx) {
 
 /* The null stream's object for device dev (made once). */
 static void push_null_stream(lua_State *L, int dev) {
-  lua_getfield(L, LUA_REGISTRYINDEX, NULL_STREAMS);
+  push_streams(L, CUARR_LUA_NULL_STREAMS);
   if (lua_rawgeti(L, -1, dev) == LUA_TNIL) {
     lua_pop(L, 1);
     cuarr_lua_stream *s = lua_newuserdatauv(L, sizeof *s, 0);
@@ -117,7 +120,7 @@ static int stream_record(lua_State *L) {
 static int stream_use(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   cuarr_lua_stream *s = check_stream(L, 1);
-  lua_getfield(L, LUA_REGISTRYINDEX, CURRENT_STREAMS);
+  push_streams(L, CUARR_LUA_CURRENT_STREAMS);
   lua_pushvalue(L, 1);
   lua_rawseti(L, -2, s->s.device);
   S->stream[s->s.device] = s->s.handle ? &s->s : NULL;
@@ -128,7 +131,7 @@ static int stream_use(lua_State *L) {
 static int l_get_current_stream(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   int dev = cuarr_lua_current_device(L, S);
-  lua_getfield(L, LUA_REGISTRYINDEX, CURRENT_STREAMS);
+  push_streams(L, CUARR_LUA_CURRENT_STREAMS);
   if (lua_rawgeti(L, -1, dev) == LUA_TNIL)
     push_null_stream(L, dev);
   return 1;
@@ -201,7 +204,7 @@ const cuarr_lua_class cuarr_lua_stream_class = {
     .extendable = true,
 };
 
-/* The functions, and the registry's tables of current and null streams. */
+/* The functions (the tables of current and null streams are the binding state's). */
 void cuarr_lua_open_streams(lua_State *L, const cuarr_lua_module *m) {
   static const luaL_Reg functions[] = {
       {"Stream", l_stream},
@@ -210,8 +213,4 @@ void cuarr_lua_open_streams(lua_State *L, const cuarr_lua_module *m) {
       {NULL, NULL},
   };
   cuarr_lua_set_functions(L, m, m->functions, functions);
-  lua_newtable(L);
-  lua_setfield(L, LUA_REGISTRYINDEX, CURRENT_STREAMS);
-  lua_newtable(L);
-  lua_setfield(L, LUA_REGISTRYINDEX, NULL_STREAMS);
 }

@@ -70,6 +70,14 @@ void cuarr_defer_poll(void) {
   }
 }
 
+void cuarr_defer_drain(void) {
+  pthread_mutex_lock(&lock);
+  for (pending *p = head; p; p = p->next)
+    cuarr_cu.cuEventSynchronize(p->done);
+  pthread_mutex_unlock(&lock);
+  cuarr_defer_poll();
+}
+
 void cuarr_defer_wait_for(const cuarr_buffer *b) {
   pthread_mutex_lock(&lock);
   bool any = false;

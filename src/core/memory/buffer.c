@@ -45,6 +45,13 @@ static void struct_free(void *p) {
   free(p);
 }
 
+void cuarr_buffer_release_spares(void) {
+  pthread_mutex_lock(&spare_lock);
+  while (n_spare > 0)
+    free(spare[--n_spare]);
+  pthread_mutex_unlock(&spare_lock);
+}
+
 static void release_malloc(cuarr_buffer *b) { free(b->ptr); }
 
 /* Large host arrays are mapped directly and asked for huge pages: a fresh 256 MiB array then

@@ -1,6 +1,7 @@
 /*
  * default_pools.c -- the process-wide pools: one per device (cuMemAlloc) and one of pinned host
- * memory (cuMemHostAlloc).  Created on first use and kept for the life of the process.
+ * memory (cuMemHostAlloc).  Created on first use and kept for the life of the process; what
+ * they cache goes back to the driver through cuarr_release_cached_memory.
  *
  * The raw allocators make the right primary context current for the driver call and then put
  * back the thread's own: releasing cached memory of device 1 (free_all_blocks, or the retry of a
@@ -165,4 +166,19 @@ cuarr_pool *cuarr_pinned_pool(void) {
   }
   pthread_mutex_unlock(&create_lock);
   return p;
+}
+
+void cuarr_release_cached_memory(void) {
+  /* Pinned buffers held for transfers still running go back to their pool first (none are
+   * held without a driver: then this does no driver call). */
+  cuarr_defer_drain();
+  for (int d = 0; d < CUARR_MAX_DEVICES; d++) {
+    cuarr_pool *p = atomic_load_explicit(&device_pools[d], memory_order_acquire);
+    if (p)
+      cuarr_pool_free_all_blocks(p);
+  }
+  cuarr_pool *pinned = atomic_load_explicit(&pinned_pool, memory_order_acquire);
+  if (pinned)
+    cuarr_pool_free_all_blocks(pinned);
+  cuarr_buffer_release_spares();
 }

@@ -199,6 +199,14 @@ static void chunk_put(cuarr_pool *p, chunk *c) {
   p->spare = c;
 }
 
+static void spares_free(cuarr_pool *p) {
+  for (chunk *c = p->spare, *next; c; c = next) {
+    next = c->bin_next;
+    free(c);
+  }
+  p->spare = NULL;
+}
+
 /* ---------------------------------------------------------------- segments */
 
 static void segment_link(cuarr_pool *p, chunk *head) {
@@ -404,10 +412,7 @@ void cuarr_pool_delete(cuarr_pool *p) {
       free(c);
     }
   }
-  for (chunk *c = p->spare, *next; c; c = next) {
-    next = c->bin_next;
-    free(c);
-  }
+  spares_free(p);
   for (int i = 0; i < p->n_arenas; i++)
     free(p->arenas[i]);
   free(p->arenas);
@@ -415,10 +420,13 @@ void cuarr_pool_delete(cuarr_pool *p) {
   free(p);
 }
 
+/* Everything cached goes: free segments, the arenas of streams with nothing filed, and the
+ * spare chunk structs (the next allocations malloc theirs again). */
 void cuarr_pool_free_all_blocks(cuarr_pool *p) {
   pthread_mutex_lock(&p->lock);
   release_free_segments(p);
   arenas_prune(p);
+  spares_free(p);
   pthread_mutex_unlock(&p->lock);
 }
 
