@@ -253,7 +253,7 @@ local function entries(b)
       end },
   }
   if b.name == "gpu" then
-    list[#list + 1] = { "to_device", convert = function(xp, t)
+    list[#list + 1] = { "to_device", infers_dtype = true, convert = function(xp, t)
         local d = xp.to_device(t)
         assert.are_not.equal("cpu", d.device)
         return d:totable(), d.dtype, d.shape
@@ -319,7 +319,22 @@ describe("hostile tables", function()
           if a then check_equal(a:totable(), before) end
         end)
 
-        for _, dt in ipairs(H.dtypes) do
+        if e.target then
+          b.it("an __index that frees or closes the array being set raises an error object", function()
+            for _, release in ipairs({ "free", "__close" }) do
+              local a = e.target(xp)
+              local t = proxy(2, function(k)
+                if k == 2 then
+                  if release == "free" then a:free() else getmetatable(a).__close(a) end
+                end
+                return k
+              end)
+              H.raises("ValueError", e.convert, xp, t, nil, { 2 }, a)
+            end
+          end)
+        end
+
+        for _, dt in ipairs(e.infers_dtype and {} or H.dtypes) do
           b.it("a table read through metamethods into " .. dt, function()
             local want
             if dt == "bool" then
@@ -343,7 +358,9 @@ describe("hostile tables", function()
     end
 
     b.it("a mixed table under the default dtype float32 rounds its integers once", function()
-      -- 2^54 + 2^30 + 1 rounds up to float32, but to 2^54 through float64 (a tie, to even).
+      -- 2^54 + 2^30 + 1 rounds up to float32, but to 2^54 through float64 (a tie, to even): the
+      -- mixed table gives what the requested float32 gives.  (Under valgrind, whose emulation
+      -- converts int64 to float32 through float64, both give 2^54.)
       local i = (1 << 54) + (1 << 30) + 1
       local old = cuarr.get_default_dtype()
       cuarr.set_default_dtype("float32")
@@ -351,7 +368,6 @@ describe("hostile tables", function()
         local a = xp.array({ i, 0.5 })
         assert.are.equal("float32", a.dtype)
         assert.are.equal(xp.array({ i }, "float32"):totable()[1], a:totable()[1])
-        assert.are.equal(2.0 ^ 54 + 2.0 ^ 31, a:totable()[1])
         check_equal(xp.array({ true, 1, 0.5 }):totable(), { 1.0, 1.0, 0.5 })
       end)
       cuarr.set_default_dtype(old)
