@@ -357,6 +357,21 @@ describe("hostile tables", function()
       end)
     end
 
+    b.it("a table whose __index changes the default dtype converts under the one at the call", function()
+      local old = cuarr.get_default_dtype()
+      local ok, err = pcall(function()
+        local t = proxy(2, function(k)
+          cuarr.set_default_dtype(k == 1 and "float32" or "float16")
+          return k == 1 and 1 or 2.5
+        end)
+        local a = xp.array(t)
+        assert.are.equal(old, a.dtype)
+        check_equal(a:totable(), { 1.0, 2.5 })
+      end)
+      cuarr.set_default_dtype(old)
+      assert(ok, err)
+    end)
+
     b.it("a mixed table under the default dtype float32 rounds its integers once", function()
       -- 2^54 + 2^30 + 1 rounds up to float32, but to 2^54 through float64 (a tie, to even): the
       -- mixed table gives what the requested float32 gives.  (Under valgrind, whose emulation

@@ -56,6 +56,8 @@ enum leaf_kind { KIND_NONE, KIND_BOOL, KIND_INTEGER, KIND_FLOAT };
 typedef struct conversion {
   cuarr_lua_state *S;
   int dtype; /* the requested dtype, or -1: inferred from the leaves */
+  /* The default float when the conversion began: a metamethod may change it as it runs. */
+  cuarr_dtype default_float;
   int slot;  /* the stack slot that holds the array being written */
   int known; /* depths whose extent is recorded */
   int ndim;  /* -1 until the first leaf or empty table fixes it */
@@ -140,7 +142,7 @@ static void fail_element(lua_State *L, int idx) {
 /* An integer as the default float dtype holds it, widened to float64: exact in that dtype, so
  * the final copy into it does not round a second time. */
 static double integer_as_float(const conversion *c, lua_Integer i) {
-  cuarr_dtype d = c->S->default_float;
+  cuarr_dtype d = c->default_float;
   if (d == CUARR_FLOAT64)
     return (double)i;
   _Alignas(8) unsigned char bytes[8];
@@ -244,7 +246,7 @@ static void visit_table(lua_State *L, conversion *c, int idx, int depth) {
 
 cuarr_array *cuarr_lua_host_array_from_lua(lua_State *L, cuarr_lua_state *S, int idx, int dtype) {
   idx = lua_absindex(L, idx);
-  conversion c = {.S = S, .dtype = dtype, .ndim = -1};
+  conversion c = {.S = S, .dtype = dtype, .default_float = S->default_float, .ndim = -1};
   lua_pushnil(L); /* the array's slot */
   c.slot = lua_gettop(L);
   if (lua_type(L, idx) == LUA_TTABLE)
@@ -255,7 +257,7 @@ cuarr_array *cuarr_lua_host_array_from_lua(lua_State *L, cuarr_lua_state *S, int
     return c.out;
   cuarr_dtype d = c.kind == KIND_BOOL      ? CUARR_BOOL
                   : c.kind == KIND_INTEGER ? CUARR_INT64
-                                           : S->default_float;
+                                           : c.default_float;
   if (d == c.out->dtype)
     return c.out;
   cuarr_array *h = cuarr_lua_new_array(L, S, CUARR_HOST, d, c.ndim, c.shape, false);
