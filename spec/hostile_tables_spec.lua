@@ -147,6 +147,34 @@ local converts = {
     values = { 0.0, 2.5 }, dtype = "float64" },
   { "integers, then a float at the end", make = function() return { { 1, 2 }, { true, 2.5 } } end,
     values = { { 1.0, 2.0 }, { 1.0, 2.5 } }, dtype = "float64" },
+  { "a float first, then integers and booleans", make = function() return { 0.5, 1, true } end,
+    values = { 0.5, 1.0, 1.0 }, dtype = "float64" },
+  { "1000 booleans, then an integer",
+    make = function()
+      local t = {}
+      for i = 1, 1000 do t[i] = i % 3 == 0 end
+      t[1001] = 7
+      return t
+    end,
+    values = (function()
+      local t = {}
+      for i = 1, 1000 do t[i] = i % 3 == 0 and 1 or 0 end
+      t[1001] = 7
+      return t
+    end)(), dtype = "int64" },
+  { "1000 booleans and integers, then a float",
+    make = function()
+      local t = {}
+      for i = 1, 1000 do t[i] = i % 2 == 0 and i or i % 3 == 0 end
+      t[1001] = 0.5
+      return t
+    end,
+    values = (function()
+      local t = {}
+      for i = 1, 1000 do t[i] = i % 2 == 0 and i + 0.0 or (i % 3 == 0 and 1.0 or 0.0) end
+      t[1001] = 0.5
+      return t
+    end)(), dtype = "float64" },
   { "an empty table", make = function() return {} end, values = {}, dtype = "float64",
     shape = { 0 } },
   { "nested empty tables", make = function() return { {}, {} } end, values = { {}, {} },
@@ -384,6 +412,9 @@ describe("hostile tables", function()
         assert.are.equal("float32", a.dtype)
         assert.are.equal(xp.array({ i }, "float32"):totable()[1], a:totable()[1])
         check_equal(xp.array({ true, 1, 0.5 }):totable(), { 1.0, 1.0, 0.5 })
+        assert.are.equal("float32", xp.array({ {} }).dtype)
+        assert.are.equal("float32", xp.array({ false, 0.5 }).dtype)
+        assert.are.equal("int64", xp.array({ false, 1 }).dtype)
       end)
       cuarr.set_default_dtype(old)
       assert(ok, err)

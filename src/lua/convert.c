@@ -42,12 +42,11 @@ void cuarr_lua_push_element(lua_State *L, const void *p, cuarr_dtype dtype) {
  * allocated when that first path ends (at its first leaf or empty table), after the size has
  * been bounded: a huge claimed length is an error before any element is read.
  *
- * With the dtype inferred, the leaves go into an 8-byte staging array: int64 while all were
- * booleans or integers, float64 from the first float on (the integers so far converted in
- * place, once).  Most tables end there (int64, or float64 as the default float); booleans and
- * other default floats take one copy at the end.
+ * With the dtype inferred, the array starts in the first leaf's kind (bool, int64 or float64)
+ * and widens when a leaf needs it (the elements so far converted, once): bool to int64 or
+ * float64 in a new array, int64 to float64 in place.  The dtype it ends in is the array's,
+ * except float64 under another default float, which takes one copy at the end.
  */
-enum leaf_kind { KIND_NONE, KIND_BOOL, KIND_INTEGER, KIND_FLOAT };
 
 /* Conversions of at most this many bytes skip the check against the host's memory (a system
  * call): they are not where a claimed length can exhaust it. */
@@ -65,7 +64,6 @@ typedef struct conversion {
   cuarr_array *out; /* allocated when ndim is fixed */
   char *p;          /* the next element to write */
   size_t itemsize;  /* of out */
-  enum leaf_kind kind;
 } conversion;
 
 static void fail_ragged(lua_State *L, int depth) {
@@ -75,9 +73,9 @@ static void fail_ragged(lua_State *L, int depth) {
                   depth + 1);
 }
 
-/* The dtype the array is written in: the requested one, else the staging int64 (see above). */
-static cuarr_dtype written_dtype(const conversion *c) {
-  return c->dtype >= 0 ? (cuarr_dtype)c->dtype : CUARR_INT64;
+/* The widest dtype the array may be written in: the requested one, else int64 or float64. */
+static cuarr_dtype widest_dtype(const conversion *c) {
+  return c->dtype >= 0 ? (cuarr_dtype)c->dtype : CUARR_FLOAT64;
 }
 
 /* The length of the table at idx: __len called once, an integer (TypeError otherwise) and not
@@ -116,8 +114,8 @@ static void record_extent(lua_State *L, conversion *c, int depth, int64_t n) {
   c->shape[depth] = n;
   c->known = depth + 1;
   int64_t size;
-  CUARR_LUA_TRY(L, cuarr_shape_check(c->known, c->shape, written_dtype(c), &size));
-  int64_t nbytes = size * (int64_t)cuarr_dtype_size(written_dtype(c));
+  CUARR_LUA_TRY(L, cuarr_shape_check(c->known, c->shape, widest_dtype(c), &size));
+  int64_t nbytes = size * (int64_t)cuarr_dtype_size(widest_dtype(c));
   if (nbytes > CONVERT_UNCHECKED_BYTES && nbytes > host_memory_bytes())
     cuarr_lua_error(L, CUARR_OUT_OF_MEMORY,
                     "a table of %lld elements or more needs %lld bytes, more than this host's "
@@ -125,13 +123,25 @@ static void record_extent(lua_State *L, conversion *c, int depth, int64_t n) {
                     (long long)size, (long long)nbytes);
 }
 
-/* The first path down ended at depth ndim: the shape is complete, allocate the array. */
-static void fix_shape(lua_State *L, conversion *c, int ndim) {
-  c->ndim = ndim;
-  c->out = cuarr_lua_new_array(L, c->S, CUARR_HOST, written_dtype(c), ndim, c->shape, false);
+/* Allocate the array in dtype d, in place of the one in the slot. */
+static void allocate(lua_State *L, conversion *c, cuarr_dtype d) {
+  luaL_checkstack(L, 4, "converting a table");
+  c->out = cuarr_lua_new_array(L, c->S, CUARR_HOST, d, c->ndim, c->shape, false);
   lua_replace(L, c->slot);
   c->p = cuarr_array_data(c->out);
-  c->itemsize = cuarr_dtype_size(c->out->dtype);
+  c->itemsize = cuarr_dtype_size(d);
+}
+
+/* The first path down ended at depth ndim, at the leaf at idx (0: at an empty table): the shape
+ * is complete, allocate the array (inferred: in the leaf's kind). */
+static void fix_shape(lua_State *L, conversion *c, int ndim, int idx) {
+  c->ndim = ndim;
+  cuarr_dtype d = widest_dtype(c);
+  if (c->dtype < 0 && idx && lua_type(L, idx) == LUA_TBOOLEAN)
+    d = CUARR_BOOL;
+  else if (c->dtype < 0 && idx && lua_isinteger(L, idx))
+    d = CUARR_INT64;
+  allocate(L, c, d);
 }
 
 static void fail_element(lua_State *L, int idx) {
@@ -151,17 +161,43 @@ static double integer_as_float(const conversion *c, lua_Integer i) {
   return cuarr_scalar_load(bytes, d).v.f;
 }
 
-/* The first float of an inferred conversion: the integers written so far become floats. */
-static void promote_to_float(conversion *c) {
-  char *data = cuarr_array_data(c->out);
-  for (char *q = data; q < c->p; q += sizeof(int64_t)) {
-    int64_t i;
-    memcpy(&i, q, sizeof i);
-    double f = integer_as_float(c, i);
-    memcpy(q, &f, sizeof f);
+static void write_int64(conversion *c, int64_t i) {
+  memcpy(c->p, &i, sizeof i);
+  c->p += sizeof i;
+}
+
+static void write_float64(conversion *c, double f) {
+  memcpy(c->p, &f, sizeof f);
+  c->p += sizeof f;
+}
+
+/* A leaf the inferred array's dtype cannot hold: widen it to d (int64 or float64), converting
+ * the elements written so far. */
+static void widen(lua_State *L, conversion *c, cuarr_dtype d) {
+  if (c->out->dtype == CUARR_INT64) { /* to float64: in place, the same itemsize and strides */
+    for (char *q = cuarr_array_data(c->out); q < c->p; q += sizeof(int64_t)) {
+      int64_t i;
+      memcpy(&i, q, sizeof i);
+      double f = integer_as_float(c, i);
+      memcpy(q, &f, sizeof f);
+    }
+    c->out->dtype = CUARR_FLOAT64;
+    return;
   }
-  c->out->dtype = CUARR_FLOAT64; /* the same itemsize and strides: still the staging array */
-  c->kind = KIND_FLOAT;
+  cuarr_array *bools = c->out;
+  const unsigned char *b = cuarr_array_data(bools);
+  size_t count = (size_t)(c->p - (char *)b);
+  luaL_checkstack(L, 1, "converting a table");
+  lua_pushvalue(L, c->slot); /* keeps the booleans while the new array takes the slot */
+  allocate(L, c, d);
+  for (size_t k = 0; k < count; k++) {
+    if (d == CUARR_INT64)
+      write_int64(c, b[k]);
+    else
+      write_float64(c, b[k]);
+  }
+  cuarr_array_release(bools); /* the memory goes now, not at a later collection */
+  lua_pop(L, 1);
 }
 
 /* Write the leaf at idx (a number or boolean, else TypeError) as the next element. */
@@ -174,40 +210,35 @@ static void store_leaf(lua_State *L, conversion *c, int idx) {
     c->p += c->itemsize;
     return;
   }
-  double f;
-  int64_t i;
+  /* The inferred array is bool, int64 or float64 (fix_shape, widen). */
   switch (lua_type(L, idx)) {
+  case LUA_TBOOLEAN: {
+    int b = lua_toboolean(L, idx);
+    if (c->out->dtype == CUARR_BOOL)
+      *c->p++ = (char)b;
+    else if (c->out->dtype == CUARR_INT64)
+      write_int64(c, b);
+    else
+      write_float64(c, b);
+    return;
+  }
   case LUA_TNUMBER:
-    if (!lua_isinteger(L, idx)) {
-      if (c->kind != KIND_FLOAT)
-        promote_to_float(c);
-      f = (double)lua_tonumber(L, idx);
-      memcpy(c->p, &f, sizeof f);
-      break;
-    }
-    i = lua_tointeger(L, idx);
-    if (c->kind == KIND_FLOAT) {
-      f = integer_as_float(c, i);
-      memcpy(c->p, &f, sizeof f);
+    if (lua_isinteger(L, idx)) {
+      lua_Integer i = lua_tointeger(L, idx);
+      if (c->out->dtype == CUARR_BOOL)
+        widen(L, c, CUARR_INT64);
+      if (c->out->dtype == CUARR_INT64)
+        write_int64(c, i);
+      else
+        write_float64(c, integer_as_float(c, i));
     } else {
-      memcpy(c->p, &i, sizeof i);
-      c->kind = KIND_INTEGER;
+      if (c->out->dtype != CUARR_FLOAT64)
+        widen(L, c, CUARR_FLOAT64);
+      write_float64(c, (double)lua_tonumber(L, idx));
     }
-    break;
-  case LUA_TBOOLEAN:
-    i = lua_toboolean(L, idx);
-    if (c->kind == KIND_FLOAT) {
-      f = (double)i;
-      memcpy(c->p, &f, sizeof f);
-    } else {
-      memcpy(c->p, &i, sizeof i);
-      if (c->kind == KIND_NONE)
-        c->kind = KIND_BOOL;
-    }
-    break;
+    return;
   default: fail_element(L, idx);
   }
-  c->p += sizeof(int64_t);
 }
 
 /* A leaf at depth `depth`: the first one fixes the shape, later ones must be at that depth. */
@@ -215,7 +246,7 @@ static void visit_leaf(lua_State *L, conversion *c, int idx, int depth) {
   if (c->ndim != depth) {
     if (c->ndim >= 0)
       fail_ragged(L, depth);
-    fix_shape(L, c, depth);
+    fix_shape(L, c, depth, idx);
   }
   store_leaf(L, c, idx);
 }
@@ -232,7 +263,7 @@ static void visit_table(lua_State *L, conversion *c, int idx, int depth) {
   } else {
     record_extent(L, c, depth, n);
     if (n == 0)
-      fix_shape(L, c, depth + 1);
+      fix_shape(L, c, depth + 1, 0);
   }
   luaL_checkstack(L, 4, "nested table too deep");
   for (int64_t i = 1; i <= n; i++) {
@@ -253,14 +284,9 @@ cuarr_array *cuarr_lua_host_array_from_lua(lua_State *L, cuarr_lua_state *S, int
     visit_table(L, &c, idx, 0);
   else
     visit_leaf(L, &c, idx, 0);
-  if (dtype >= 0)
+  if (c.out->dtype != CUARR_FLOAT64 || c.default_float == CUARR_FLOAT64)
     return c.out;
-  cuarr_dtype d = c.kind == KIND_BOOL      ? CUARR_BOOL
-                  : c.kind == KIND_INTEGER ? CUARR_INT64
-                                           : c.default_float;
-  if (d == c.out->dtype)
-    return c.out;
-  cuarr_array *h = cuarr_lua_new_array(L, S, CUARR_HOST, d, c.ndim, c.shape, false);
+  cuarr_array *h = cuarr_lua_new_array(L, S, CUARR_HOST, c.default_float, c.ndim, c.shape, false);
   cuarr_lua_copy_into(L, S, h, c.out, NULL);
   cuarr_array_release(c.out); /* the staging memory goes now, not at a later collection */
   lua_remove(L, c.slot);
