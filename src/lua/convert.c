@@ -284,7 +284,7 @@ cuarr_array *cuarr_lua_host_array_from_lua(lua_State *L, cuarr_lua_state *S, int
     visit_table(L, &c, idx, 0);
   else
     visit_leaf(L, &c, idx, 0);
-  if (c.out->dtype != CUARR_FLOAT64 || c.default_float == CUARR_FLOAT64)
+  if (dtype >= 0 || c.out->dtype != CUARR_FLOAT64 || c.default_float == CUARR_FLOAT64)
     return c.out;
   cuarr_array *h = cuarr_lua_new_array(L, S, CUARR_HOST, c.default_float, c.ndim, c.shape, false);
   cuarr_lua_copy_into(L, S, h, c.out, NULL);
