@@ -6,6 +6,7 @@
  * kind, as NumPy's array() does.  uint64 values beyond Lua's integers come back as floats.
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "binding.h"
 
@@ -32,12 +33,38 @@ void cuarr_lua_push_element(lua_State *L, const void *p, cuarr_dtype dtype) {
   push_scalar(L, cuarr_scalar_load(p, dtype));
 }
 
-/* What a nested table holds: its shape and the widest kind of its leaves. */
-typedef struct table_info {
-  int ndim;
+/*
+ * A nested table is read in one walk, each table's length (its __len) once and each element
+ * once: the user's metamethods may change the table as it is read, and nothing read later may
+ * contradict what was sized earlier.  The shape is recorded from the first table seen at each
+ * depth (the first path down, through the first elements); every later table is checked against
+ * it before its elements are read, so exactly product(shape) leaves are written.  The array is
+ * allocated when that first path ends (at its first leaf or empty table), after the size has
+ * been bounded: a huge claimed length is an error before any element is read.
+ *
+ * With the dtype inferred, the array starts in the first leaf's kind (bool, int64 or float64)
+ * and widens when a leaf needs it (the elements so far converted, once): bool to int64 or
+ * float64 in a new array, int64 to float64 in place.  The dtype it ends in is the array's,
+ * except float64 under another default float, which takes one copy at the end.
+ */
+
+/* Conversions of at most this many bytes skip the check against the host's memory (a system
+ * call): they are not where a claimed length can exhaust it. */
+#define CONVERT_UNCHECKED_BYTES ((int64_t)1 << 30)
+
+typedef struct conversion {
+  cuarr_lua_state *S;
+  int dtype; /* the requested dtype, or -1: inferred from the leaves */
+  /* The default float when the conversion began: a metamethod may change it as it runs. */
+  cuarr_dtype default_float;
+  int slot;  /* the stack slot that holds the array being written */
+  int known; /* depths whose extent is recorded */
+  int ndim;  /* -1 until the first leaf or empty table fixes it */
   int64_t shape[CUARR_MAXDIM];
-  int kind; /* 0 none yet, 1 bool, 2 integer, 3 float */
-} table_info;
+  cuarr_array *out; /* allocated when ndim is fixed */
+  char *p;          /* the next element to write */
+  size_t itemsize;  /* of out */
+} conversion;
 
 static void fail_ragged(lua_State *L, int depth) {
   cuarr_lua_error(L, CUARR_VALUE_ERROR,
@@ -46,71 +73,223 @@ static void fail_ragged(lua_State *L, int depth) {
                   depth + 1);
 }
 
-/* Walk the table at idx (depth `depth`), checking it against info->shape and noting kinds. */
-static void survey(lua_State *L, int idx, int depth, table_info *info) {
-  if (lua_type(L, idx) != LUA_TTABLE) {
-    if (depth != info->ndim)
-      fail_ragged(L, depth);
-    int t = lua_type(L, idx);
-    int kind = t == LUA_TBOOLEAN ? 1 : t == LUA_TNUMBER ? (lua_isinteger(L, idx) ? 2 : 3) : 0;
-    if (!kind)
-      cuarr_lua_error(L, CUARR_TYPE_ERROR, "array elements must be numbers or booleans, got %s",
-                      luaL_typename(L, idx));
-    if (kind > info->kind)
-      info->kind = kind;
+/* The widest dtype the array may be written in: the requested one, else int64 or float64. */
+static cuarr_dtype widest_dtype(const conversion *c) {
+  return c->dtype >= 0 ? (cuarr_dtype)c->dtype : CUARR_FLOAT64;
+}
+
+/* The length of the table at idx: __len called once, an integer (TypeError otherwise) and not
+ * negative.  Errors raised by __len itself propagate as they are. */
+static int64_t table_length(lua_State *L, int idx) {
+  lua_len(L, idx);
+  int is_integer;
+  lua_Integer n = lua_tointegerx(L, -1, &is_integer);
+  if (!is_integer) {
+    if (lua_type(L, -1) == LUA_TNUMBER)
+      cuarr_lua_error(L, CUARR_TYPE_ERROR, "the length of a table must be an integer, got %g",
+                      (double)lua_tonumber(L, -1));
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "the length of a table must be an integer, got %s",
+                    luaL_typename(L, -1));
+  }
+  lua_pop(L, 1);
+  if (n < 0)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "the length of a table is negative (%lld)", (long long)n);
+  return n;
+}
+
+static int64_t host_memory_bytes(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0)
+    return INT64_MAX;
+  return pages > INT64_MAX / page ? INT64_MAX : (int64_t)pages * page;
+}
+
+/* Record the extent n of depth `depth` (the first table there) and bound the size so far: no
+ * more than an array can hold, nor than the host has memory for. */
+static void record_extent(lua_State *L, conversion *c, int depth, int64_t n) {
+  if (depth == CUARR_MAXDIM)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                    "the nested table has more than %d levels (does it contain itself?)",
+                    CUARR_MAXDIM);
+  c->shape[depth] = n;
+  c->known = depth + 1;
+  int64_t size;
+  CUARR_LUA_TRY(L, cuarr_shape_check(c->known, c->shape, widest_dtype(c), &size));
+  int64_t nbytes = size * (int64_t)cuarr_dtype_size(widest_dtype(c));
+  if (nbytes > CONVERT_UNCHECKED_BYTES && nbytes > host_memory_bytes())
+    cuarr_lua_error(L, CUARR_OUT_OF_MEMORY,
+                    "a table of %lld elements or more needs %lld bytes, more than this host's "
+                    "memory",
+                    (long long)size, (long long)nbytes);
+}
+
+/* Allocate the array in dtype d, in place of the one in the slot. */
+static void allocate(lua_State *L, conversion *c, cuarr_dtype d) {
+  luaL_checkstack(L, 4, "converting a table");
+  c->out = cuarr_lua_new_array(L, c->S, CUARR_HOST, d, c->ndim, c->shape, false);
+  lua_replace(L, c->slot);
+  c->p = cuarr_array_data(c->out);
+  c->itemsize = cuarr_dtype_size(d);
+}
+
+/* The first path down ended at depth ndim, at the leaf at idx (0: at an empty table): the shape
+ * is complete, allocate the array (inferred: in the leaf's kind). */
+static void fix_shape(lua_State *L, conversion *c, int ndim, int idx) {
+  c->ndim = ndim;
+  cuarr_dtype d = widest_dtype(c);
+  if (c->dtype < 0 && idx && lua_type(L, idx) == LUA_TBOOLEAN)
+    d = CUARR_BOOL;
+  else if (c->dtype < 0 && idx && lua_isinteger(L, idx))
+    d = CUARR_INT64;
+  allocate(L, c, d);
+}
+
+static void fail_element(lua_State *L, int idx) {
+  cuarr_lua_error(L, CUARR_TYPE_ERROR, "array elements must be numbers or booleans, got %s",
+                  luaL_typename(L, idx));
+}
+
+/* An integer as the default float dtype holds it, widened to float64: exact in that dtype, so
+ * the final copy into it does not round a second time. */
+static double integer_as_float(const conversion *c, lua_Integer i) {
+  cuarr_dtype d = c->default_float;
+  if (d == CUARR_FLOAT64)
+    return (double)i;
+  _Alignas(8) unsigned char bytes[8];
+  cuarr_scalar s = {.dtype = CUARR_INT64, .v.i = i};
+  cuarr_scalar_store(s, d, bytes);
+  return cuarr_scalar_load(bytes, d).v.f;
+}
+
+static void write_int64(conversion *c, int64_t i) {
+  memcpy(c->p, &i, sizeof i);
+  c->p += sizeof i;
+}
+
+static void write_float64(conversion *c, double f) {
+  memcpy(c->p, &f, sizeof f);
+  c->p += sizeof f;
+}
+
+/* A leaf the inferred array's dtype cannot hold: widen it to d (int64 or float64), converting
+ * the elements written so far. */
+static void widen(lua_State *L, conversion *c, cuarr_dtype d) {
+  if (c->out->dtype == CUARR_INT64) { /* to float64: in place, the same itemsize and strides */
+    for (char *q = cuarr_array_data(c->out); q < c->p; q += sizeof(int64_t)) {
+      int64_t i;
+      memcpy(&i, q, sizeof i);
+      double f = integer_as_float(c, i);
+      memcpy(q, &f, sizeof f);
+    }
+    c->out->dtype = CUARR_FLOAT64;
     return;
   }
-  if (depth >= info->ndim || luaL_len(L, idx) != info->shape[depth])
-    fail_ragged(L, depth);
-  luaL_checkstack(L, 4, "nested table too deep");
-  for (int64_t i = 1; i <= info->shape[depth]; i++) {
-    lua_geti(L, idx, i);
-    survey(L, lua_gettop(L), depth + 1, info);
-    lua_pop(L, 1);
+  cuarr_array *bools = c->out;
+  const unsigned char *b = cuarr_array_data(bools);
+  size_t count = (size_t)(c->p - (char *)b);
+  luaL_checkstack(L, 1, "converting a table");
+  lua_pushvalue(L, c->slot); /* keeps the booleans while the new array takes the slot */
+  allocate(L, c, d);
+  for (size_t k = 0; k < count; k++) {
+    if (d == CUARR_INT64)
+      write_int64(c, b[k]);
+    else
+      write_float64(c, b[k]);
+  }
+  cuarr_array_release(bools); /* the memory goes now, not at a later collection */
+  lua_pop(L, 1);
+}
+
+/* Write the leaf at idx (a number or boolean, else TypeError) as the next element. */
+static void store_leaf(lua_State *L, conversion *c, int idx) {
+  if (c->dtype >= 0) {
+    cuarr_scalar s;
+    if (!cuarr_lua_to_scalar(L, idx, &s))
+      fail_element(L, idx);
+    cuarr_scalar_store(s, (cuarr_dtype)c->dtype, c->p);
+    c->p += c->itemsize;
+    return;
+  }
+  /* The inferred array is bool, int64 or float64 (fix_shape, widen). */
+  switch (lua_type(L, idx)) {
+  case LUA_TBOOLEAN: {
+    int b = lua_toboolean(L, idx);
+    if (c->out->dtype == CUARR_BOOL)
+      *c->p++ = (char)b;
+    else if (c->out->dtype == CUARR_INT64)
+      write_int64(c, b);
+    else
+      write_float64(c, b);
+    return;
+  }
+  case LUA_TNUMBER:
+    if (lua_isinteger(L, idx)) {
+      lua_Integer i = lua_tointeger(L, idx);
+      if (c->out->dtype == CUARR_BOOL)
+        widen(L, c, CUARR_INT64);
+      if (c->out->dtype == CUARR_INT64)
+        write_int64(c, i);
+      else
+        write_float64(c, integer_as_float(c, i));
+    } else {
+      if (c->out->dtype != CUARR_FLOAT64)
+        widen(L, c, CUARR_FLOAT64);
+      write_float64(c, (double)lua_tonumber(L, idx));
+    }
+    return;
+  default: fail_element(L, idx);
   }
 }
 
-/* Store the leaves of the table at idx into consecutive elements at *p. */
-static void store(lua_State *L, int idx, cuarr_dtype dtype, size_t itemsize, char **p) {
-  if (lua_type(L, idx) != LUA_TTABLE) {
-    cuarr_scalar s;
-    cuarr_lua_to_scalar(L, idx, &s);
-    cuarr_scalar_store(s, dtype, *p);
-    *p += itemsize;
-    return;
+/* A leaf at depth `depth`: the first one fixes the shape, later ones must be at that depth. */
+static void visit_leaf(lua_State *L, conversion *c, int idx, int depth) {
+  if (c->ndim != depth) {
+    if (c->ndim >= 0)
+      fail_ragged(L, depth);
+    fix_shape(L, c, depth, idx);
   }
-  lua_Integer n = luaL_len(L, idx);
-  for (lua_Integer i = 1; i <= n; i++) {
-    lua_geti(L, idx, i);
-    store(L, lua_gettop(L), dtype, itemsize, p);
+  store_leaf(L, c, idx);
+}
+
+/* The table at idx, at depth `depth`: its length checked against the shape (or recorded, on the
+ * first path down), then each element read once. */
+static void visit_table(lua_State *L, conversion *c, int idx, int depth) {
+  if (c->ndim >= 0 && depth >= c->ndim)
+    fail_ragged(L, depth);
+  int64_t n = table_length(L, idx);
+  if (depth < c->known) {
+    if (n != c->shape[depth])
+      fail_ragged(L, depth);
+  } else {
+    record_extent(L, c, depth, n);
+    if (n == 0)
+      fix_shape(L, c, depth + 1, 0);
+  }
+  luaL_checkstack(L, 4, "nested table too deep");
+  for (int64_t i = 1; i <= n; i++) {
+    if (lua_geti(L, idx, i) == LUA_TTABLE)
+      visit_table(L, c, lua_gettop(L), depth + 1);
+    else
+      visit_leaf(L, c, lua_gettop(L), depth + 1);
     lua_pop(L, 1);
   }
 }
 
 cuarr_array *cuarr_lua_host_array_from_lua(lua_State *L, cuarr_lua_state *S, int idx, int dtype) {
   idx = lua_absindex(L, idx);
-  table_info info = {0};
-  /* The shape comes from the first element at each depth; survey() checks the rest. */
-  lua_pushvalue(L, idx);
-  while (lua_type(L, -1) == LUA_TTABLE) {
-    if (info.ndim == CUARR_MAXDIM)
-      cuarr_lua_error(L, CUARR_VALUE_ERROR, "nested table has more than %d levels", CUARR_MAXDIM);
-    lua_Integer n = luaL_len(L, -1);
-    info.shape[info.ndim++] = n;
-    if (n == 0)
-      break;
-    lua_geti(L, -1, 1);
-    lua_remove(L, -2);
-  }
-  lua_pop(L, 1);
-  survey(L, idx, 0, &info);
-  cuarr_dtype d = dtype >= 0       ? (cuarr_dtype)dtype
-                  : info.kind == 1 ? CUARR_BOOL
-                  : info.kind == 2 ? CUARR_INT64
-                                   : S->default_float;
-  cuarr_array *h = cuarr_lua_new_array(L, S, CUARR_HOST, d, info.ndim, info.shape, false);
-  char *p = cuarr_array_data(h);
-  store(L, idx, d, cuarr_dtype_size(d), &p);
+  conversion c = {.S = S, .dtype = dtype, .default_float = S->default_float, .ndim = -1};
+  lua_pushnil(L); /* the array's slot */
+  c.slot = lua_gettop(L);
+  if (lua_type(L, idx) == LUA_TTABLE)
+    visit_table(L, &c, idx, 0);
+  else
+    visit_leaf(L, &c, idx, 0);
+  if (dtype >= 0 || c.out->dtype != CUARR_FLOAT64 || c.default_float == CUARR_FLOAT64)
+    return c.out;
+  cuarr_array *h = cuarr_lua_new_array(L, S, CUARR_HOST, c.default_float, c.ndim, c.shape, false);
+  cuarr_lua_copy_into(L, S, h, c.out, NULL);
+  cuarr_array_release(c.out); /* the staging memory goes now, not at a later collection */
+  lua_remove(L, c.slot);
   return h;
 }
 
