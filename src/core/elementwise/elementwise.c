@@ -189,6 +189,7 @@ static cuarr_status plan_layout(plan *p, const cuarr_ew_program *program, bool a
     return CUARR_OK;
   }
   p->layout = p->ndim <= CUARR_EW_ND_MAX ? p->ndim : CUARR_EW_GENERIC;
+  p->whole = false; /* the key copies it: every layout must set it */
   p->vec = rows_vectorise(p, v) ? v : 1;
   if (p->vec == 1)
     for (int s = 0; s < p->n_slots; s++)
