@@ -99,3 +99,79 @@ describe("an ElementwiseKernel with many outputs", function()
     end)
   end
 end)
+
+-- ---------------------------------------------------------------- finding 8: integer overflow
+
+-- These were undefined behaviour in C (a negated math.mininteger, a stride past int64, a float
+-- cast to an integer it does not fit): the results or errors below are defined, and the build
+-- with -fsanitize=undefined runs them clean.
+describe("eye", function()
+  for _, b in ipairs(H.backends) do
+    b.it("with a diagonal offset beyond the matrix gives zeros (math.mininteger too)", function()
+      local xp = b.xp
+      for _, k in ipairs({ math.mininteger, math.mininteger + 1, -3, 3, math.maxinteger }) do
+        local e = xp.eye(3, 3, k)
+        assert.are.same({ 3, 3 }, { e.shape[1], e.shape[2] })
+        assert.are.equal(0, e:sum():item())
+      end
+      assert.are.equal(0, xp.eye(0, 0, math.mininteger).size)
+      assert.are.equal(0, xp.eye(0, 4, math.mininteger).size)
+      assert.are.same({ { 0, 0, 0 }, { 0, 0, 0 }, { 1, 0, 0 } }, xp.eye(3, 3, -2, "int32"):totable())
+      assert.are.same({ { 0, 0, 1 }, { 0, 0, 0 } }, xp.eye(2, 3, 2, "int32"):totable())
+    end)
+  end
+end)
+
+describe("reshape", function()
+  for _, b in ipairs(H.backends) do
+    b.it("refuses a shape with a 0 extent whose others overflow the strides, as empty does",
+      function()
+        local xp = b.xp
+        for _, case in ipairs({
+          { "float64", { 0, 1 << 62, 4 } },
+          { "float64", { 1 << 62, 4, 0 } },
+          { "float64", { 0, 1 << 61 } },
+          { "int8", { math.maxinteger, 2, 0 } },
+          { "float32", { 0, math.maxinteger } },
+        }) do
+          local dtype, shape = case[1], case[2]
+          H.raises("ValueError", xp.empty, shape, dtype)
+          local z = xp.zeros(0, dtype)
+          H.raises("ValueError", function() return z:reshape(table.unpack(shape)) end)
+          H.raises("ValueError", function() return z:reshape(shape) end)
+          assert.are.same({ 0 }, { z.shape[1] }) -- the array is unchanged
+        end
+        -- Large shapes that fit are still fine.
+        local r = xp.zeros(0, "int8"):reshape(0, 1 << 62)
+        assert.are.same({ 0, 1 << 62 }, { r.shape[1], r.shape[2] })
+        assert.are.equal(1, r.strides[2])
+        local t = xp.zeros({ 0, 3 }):transpose():reshape(3, 0)
+        assert.are.same({ 3, 0 }, { t.shape[1], t.shape[2] })
+      end)
+  end
+end)
+
+describe("arange with float bounds and an integer dtype", function()
+  for _, b in ipairs(H.backends) do
+    b.it("raises a ValueError when start or step does not fit in an integer", function()
+      local xp = b.xp
+      H.raises("ValueError", xp.arange, 0.5, 10.5, 1e30, "int32")
+      H.raises("ValueError", xp.arange, -1e300, 0, 1e299, "int64")
+      H.raises("ValueError", xp.arange, 9.3e18, 9.4e18, 1e16, "int64")
+      H.raises("ValueError", xp.arange, -9.3e18, -9.2e18, 1e16, "uint8")
+      H.raises("ValueError", xp.arange, 0.0, 1.0, 2 ^ 63, "bool")
+      H.raises("ValueError", xp.arange, 2 ^ 63, 2 ^ 63 + 2 ^ 20, 1024.0, "int64")
+    end)
+    b.it("still counts in integers when they fit, and gives an empty array for no elements",
+      function()
+        local xp = b.xp
+        assert.are.same({ 0, 1, 2 }, xp.arange(0.5, 3.5, 1.0, "int64"):totable())
+        assert.are.same({ -3, -1 }, xp.arange(-3.0, 0.0, 2.0, "int32"):totable())
+        local big = -(2 ^ 63) -- math.mininteger as a float: fits
+        assert.are.same({ math.mininteger }, xp.arange(big, big + 1024, 2048.0, "int64"):totable())
+        local e = xp.arange(1e19, 1e19 + 5, 1.0, "int64") -- 1e19 + 5 == 1e19: no elements
+        assert.are.equal(0, e.size)
+        assert.are.equal("int64", e.dtype)
+      end)
+  end
+end)
