@@ -102,6 +102,15 @@ cuarr_status cuarr_copy_kernels_compile_all(int arch, int *n_compiled);
 /* Wait for the asynchronous transfers still using b (a pinned host buffer) to finish. */
 void cuarr_defer_wait_for(const cuarr_buffer *b);
 
+/* ---- operands after an allocation.  An allocation that does not fit runs the context's reclaim
+ * hook before it retries (the Lua binding's is a full garbage collection, whose finalizers may
+ * call x:free() on any array), so an operand that was live before it may be freed after it, its
+ * memory perhaps the new allocation's.  Data pointers read before an allocation are used only
+ * after the operands are checked again; cuarr_array_check_live errors name the freed array. */
+static inline cuarr_status cuarr_still_live(const cuarr_array *a) {
+  return a && a->buf && !a->buf->ptr ? cuarr_array_check_live(a) : CUARR_OK;
+}
+
 /* ---- the CUstream of a context (NULL = null stream) and its reclaim hook (none without one) */
 static inline CUstream cuarr_ctx_stream(const cuarr_context *ctx) {
   return ctx && ctx->stream ? (CUstream)ctx->stream->handle : NULL;

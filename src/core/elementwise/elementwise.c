@@ -488,6 +488,10 @@ static cuarr_status launch_staged(cuarr_context *ctx, cuarr_ew_cache *cache, int
       s = cuarr_device_copy(ctx, &tmp[k], a);
     copy[k].array = &tmp[k];
   }
+  /* The copies' allocations may have freed an operand (internal.h: operands after an
+   * allocation); launch_checked reads their pointers now. */
+  for (int k = 0; k < n && s == CUARR_OK; k++)
+    s = cuarr_still_live(ops[k].array);
   if (s == CUARR_OK)
     s = launch_checked(cache, device, stream, program, n, copy, n_slots, lead, ndim, shape, count);
   for (int k = 0; tmp && k < n; k++)
