@@ -80,8 +80,10 @@ $(FAKE_LIBCUDA): tools/fake_cuda/fake_cuda.c src/core/cuda/driver.h
 	$(CC) -O2 -g -std=c11 -Wall -Wextra -D_GNU_SOURCE -shared -fPIC -fvisibility=hidden \
 	  -Isrc -Isrc/core -I$(CUDA_HOME)/include -o $@ $<
 
-$(BUILD)/ctest/test_device_facts: $(FAKE_LIBCUDA)
-$(BUILD)/ctest/test_device_facts: private ALL_CFLAGS += -DCUARR_FAKE_LIBCUDA='"$(CURDIR)/$(FAKE_LIBCUDA)"'
+FAKE_DRIVER_CTESTS := $(addprefix $(BUILD)/ctest/,test_device_facts test_elementwise_key \
+                        test_reclaim_frees_input)
+$(FAKE_DRIVER_CTESTS): $(FAKE_LIBCUDA)
+$(FAKE_DRIVER_CTESTS): private ALL_CFLAGS += -DCUARR_FAKE_LIBCUDA='"$(CURDIR)/$(FAKE_LIBCUDA)"'
 
 # The C tests of the Lua binding: the whole module and Lua itself.  The lifecycle and threads
 # tests drive the device paths through the fake driver, with a kernel cache of their own.

@@ -305,11 +305,12 @@ CUARR_API void *cuarr_array_data(const cuarr_array *a);
 /* Fails with CUARR_VALUE_ERROR "array has been freed" if the buffer was freed. */
 CUARR_API cuarr_status cuarr_array_check_live(const cuarr_array *a);
 
-/* Check a shape (ndim <= CUARR_MAXDIM, no negative extents, element count * itemsize fits in
- * int64) and return the element count. */
+/* Check a shape (ndim <= CUARR_MAXDIM, no negative extents, the product of the nonzero
+ * extents * itemsize fits in int64, so that every stride computed from it does) and return the
+ * element count (size may be NULL). */
 CUARR_API cuarr_status cuarr_shape_check(int ndim, const int64_t *shape, cuarr_dtype dtype,
                                          int64_t *size);
-/* C-order strides for shape. */
+/* C-order strides for shape (one cuarr_shape_check accepts: others overflow). */
 CUARR_API void cuarr_strides_c(int ndim, const int64_t *shape, size_t itemsize, int64_t *strides);
 
 /* A new C-contiguous array (uninitialised) on device (CUARR_HOST for host memory).  pinned

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -121,6 +122,17 @@ static bool write_file(const char *path, const char *text) {
     return false;
   bool ok = fputs(text, f) >= 0;
   return fclose(f) == 0 && ok;
+}
+
+/* Dot files in dir: the temporary files of stores. */
+static int temp_files_left(const char *dir) {
+  DIR *d = opendir(dir);
+  int n = 0;
+  for (struct dirent *e; d && (e = readdir(d));)
+    n += e->d_name[0] == '.' && strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+  if (d)
+    closedir(d);
+  return n;
 }
 
 /* ---------------------------------------------------------------- warnings */
@@ -298,15 +310,74 @@ static void test_damage(void) {
     snprintf(name, sizeof name, "after %s, a new store hits again", damage_names[d]);
     CHECK(lookup_equals(&key, cubin, n), name);
   }
-  /* A directory where the file should be: a miss, left alone, and a store cannot replace it
-   * (rename fails), which turns the cache off with a warning. */
+  /* A directory where the file should be: a miss, left alone; a store cannot replace it
+   * (rename fails), which skips that entry only: no warning, the cache stays on. */
   unlink(path);
   CHECK(mkdir(path, 0755) == 0 && lookup_misses(&key) && exists(path),
         "a directory in the file's place is a miss");
   drain_warnings();
   disk_cache_store(&key, cubin, n);
-  CHECK(drain_warnings() == 1, "a store that cannot rename warns once");
+  CHECK(drain_warnings() == 0, "a store over a directory skips that entry without a warning");
+  CHECK(temp_files_left(under("damage")) == 0, "and leaves no temporary file");
+  disk_cache_store(&other, cubin, n);
+  CHECK(key_of(source, "k", 90, &key) && lookup_equals(&other, cubin, n),
+        "the disk cache stays on for the other entries");
   rmdir(path);
+  free(cubin);
+}
+
+/* A lookup of key in a child process that is killed after 5 s: true when the child returned
+ * a miss in time (a FIFO opened for reading would wait for a writer forever). */
+static bool misses_in_time(const disk_cache_key *key) {
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid < 0)
+    return false;
+  if (pid == 0) {
+    alarm(5);
+    _exit(lookup_misses(key) ? 0 : 1);
+  }
+  int status;
+  return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Things that are not regular files where a cache file should be: a lookup misses at once and
+ * leaves them (they are not the cache's to remove), a store replaces them. */
+static void test_not_files(void) {
+  use_dir("not_files");
+  disk_cache_key key;
+  size_t n = 500;
+  char *cubin = payload(n, 9);
+  char path[PATH_MAX], target[PATH_MAX];
+  bool keyed = key_of(source, "k", 90, &key) && disk_cache_path(&key, path, sizeof path);
+  CHECK(keyed, "a key for the non-file cases");
+  drain_warnings();
+
+  CHECK(keyed && mkfifo(path, 0644) == 0, "a FIFO where the file should be");
+  CHECK(misses_in_time(&key), "a lookup of a FIFO misses without waiting for a writer");
+  struct stat st;
+  CHECK(lstat(path, &st) == 0 && S_ISFIFO(st.st_mode), "and leaves it");
+  disk_cache_store(&key, cubin, n);
+  CHECK(lookup_equals(&key, cubin, n) && drain_warnings() == 0,
+        "a store replaces the FIFO with a good file");
+
+  /* A symlink to a good cache file: not followed (the link could name any file). */
+  snprintf(target, sizeof target, "%s", under("not_files/elsewhere.cubin"));
+  CHECK(rename(path, target) == 0 && symlink(target, path) == 0, "a symlink to a good file");
+  CHECK(misses_in_time(&key), "a lookup through a symlink misses");
+  CHECK(lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && exists(target),
+        "and removes neither the link nor its target");
+  disk_cache_store(&key, cubin, n);
+  CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && lookup_equals(&key, cubin, n) &&
+            file_size(target) == 64 + (long)n,
+        "a store replaces the link, not its target");
+
+  /* A symlink to a FIFO elsewhere. */
+  unlink(path);
+  snprintf(target, sizeof target, "%s", under("not_files/fifo"));
+  CHECK(mkfifo(target, 0644) == 0 && symlink(target, path) == 0, "a symlink to a FIFO");
+  CHECK(misses_in_time(&key), "a lookup through it misses without waiting");
+  CHECK(drain_warnings() == 0, "no warning for any of them");
   free(cubin);
 }
 
@@ -390,16 +461,6 @@ static void *read_loop(void *arg) {
     free(got);
   }
   return (void *)bad;
-}
-
-static int temp_files_left(const char *dir) {
-  DIR *d = opendir(dir);
-  int n = 0;
-  for (struct dirent *e; d && (e = readdir(d));)
-    n += e->d_name[0] == '.' && strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-  if (d)
-    closedir(d);
-  return n;
 }
 
 static void test_concurrent(void) {
@@ -532,6 +593,7 @@ int main(void) {
   test_warnings();
   test_store_lookup();
   test_damage();
+  test_not_files();
   test_unwritable();
   test_in_memory();
   test_concurrent();

@@ -108,6 +108,15 @@ void cuarr_defer_drain(void);
 /* Free the buffer structs kept for reuse (the next buffers malloc theirs again). */
 void cuarr_buffer_release_spares(void);
 
+/* ---- operands after an allocation.  An allocation that does not fit runs the context's reclaim
+ * hook before it retries (the Lua binding's is a full garbage collection, whose finalizers may
+ * call x:free() on any array), so an operand that was live before it may be freed after it, its
+ * memory perhaps the new allocation's.  Data pointers read before an allocation are used only
+ * after the operands are checked again; cuarr_array_check_live errors name the freed array. */
+static inline cuarr_status cuarr_still_live(const cuarr_array *a) {
+  return a && a->buf && !a->buf->ptr ? cuarr_array_check_live(a) : CUARR_OK;
+}
+
 /* ---- the CUstream of a context (NULL = null stream) and its reclaim hook (none without one) */
 static inline CUstream cuarr_ctx_stream(const cuarr_context *ctx) {
   return ctx && ctx->stream ? (CUstream)ctx->stream->handle : NULL;

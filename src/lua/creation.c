@@ -131,6 +131,9 @@ static int l_full_like(lua_State *L) {
   return 1;
 }
 
+/* Whether x truncates to an int64 (NaN does not). */
+static bool fits_int64(double x) { return x >= -0x1p63 && x < 0x1p63; }
+
 /* arange([start, ]stop[, step][, dtype]) -- values as NumPy's: start, start+step, ... < stop. */
 static int l_arange(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
@@ -184,8 +187,15 @@ static int l_arange(lua_State *L) {
     start.dtype = step.dtype = CUARR_FLOAT64;
     start.v.f = a;
     step.v.f = st;
-    if (cuarr_dtype_is_integer((cuarr_dtype)dtype) || dtype == CUARR_BOOL) {
-      start = scalar_int((int64_t)a); /* integer dtypes count in integers */
+    if ((cuarr_dtype_is_integer((cuarr_dtype)dtype) || dtype == CUARR_BOOL) && n > 0) {
+      /* Integer dtypes count in integers: start and step are truncated, and must fit (a cast
+       * of a float beyond int64 is undefined in C). */
+      if (!fits_int64(a) || !fits_int64(st))
+        return cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                               "arange: %s %g does not fit in an integer (dtype %s)",
+                               fits_int64(a) ? "step" : "start", fits_int64(a) ? st : a,
+                               cuarr_dtype_name((cuarr_dtype)dtype));
+      start = scalar_int((int64_t)a);
       step = scalar_int((int64_t)st);
     }
   }
@@ -249,6 +259,10 @@ static int eye_from(lua_State *L, lua_Integer n, lua_Integer m, lua_Integer k, i
   cuarr_array *r = cuarr_lua_new_array(L, S, placement(L, S), (cuarr_dtype)dtype, 2, shape, pinned);
   cuarr_context *ctx = cuarr_lua_context(S, cuarr_array_device(r));
   CUARR_LUA_TRY(L, cuarr_fill(ctx, r, scalar_int(0)));
+  /* A diagonal outside the matrix has no elements; ruled out before negating k, which may be
+   * math.mininteger.  Then row0 < n and col0 < m, and the lengths below cannot overflow. */
+  if (k <= -n || k >= m)
+    return 1;
   int64_t row0 = k < 0 ? -k : 0, col0 = k > 0 ? k : 0;
   int64_t len = n - row0 < m - col0 ? n - row0 : m - col0;
   if (len <= 0)

@@ -76,11 +76,16 @@ static int kernel_call(lua_State *L) {
                              "ElementwiseKernel runs on the device: argument #%d is a host array",
                              j + 1);
   }
-  /* Outputs: the given arrays, or new userdata the core fills in. */
+  /* Outputs: the given arrays, or new userdata the core fills in.  They are the results, one
+   * stack slot each: room for them first (a coroutine's stack starts small, and a C function
+   * is promised only LUA_MINSTACK slots). */
   int first_out = lua_gettop(L) + 1;
   cuarr_array outs[64];
   if (nout > 64)
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most 64 outputs");
+  if (!lua_checkstack(L, nout))
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "no room on the Lua stack for the %d outputs",
+                           nout);
   for (int j = 0; j < nout; j++) {
     if (nargs == nin + nout) {
       const cuarr_array *o = cuarr_lua_check_array(L, nin + 2 + j);

@@ -117,6 +117,11 @@ cuarr_status cuarr_view_reshape(const cuarr_array *a, int ndim, const int64_t *s
   st = resolve_shape(cuarr_array_size(a), ndim, shape, v.shape);
   if (st != CUARR_OK)
     return st;
+  /* The shape every new array passes (empty's): with a 0 extent, the others can still be too
+   * large for the strides computed from them. */
+  st = cuarr_shape_check(ndim, v.shape, a->dtype, NULL);
+  if (st != CUARR_OK)
+    return st;
   v.ndim = ndim;
   if (cuarr_array_is_c_contiguous(a)) {
     cuarr_strides_c(ndim, v.shape, cuarr_dtype_size(a->dtype), v.strides);

@@ -25,10 +25,12 @@
  * The file: a 64-byte header (magic, format version, header size, key, payload size, payload
  * checksum, header checksum), then the cubin.  Every field is checked on read and the file's
  * size must match exactly; a file that fails is removed and reported as a miss, so the kernel
- * is compiled again and stored afresh.  Writes go to a temporary file in the same directory
- * renamed over the final name: readers never see a part, and concurrent writers of one key
- * simply replace each other's complete files.  No fsync: a file cut short by a crash fails the
- * checks and is recompiled, which is cheaper than a sync on every store.
+ * is compiled again and stored afresh.  What is not a regular file under an entry's name (a
+ * FIFO, a symlink, a directory) is a miss that costs no wait and turns nothing off: a store
+ * renames a good file over it, or, over a directory, skips that entry.  Writes go to a temporary
+ * file in the same directory renamed over the final name: readers never see a part, and concurrent
+ * writers of one key simply replace each other's complete files.  No fsync: a file cut short by a
+ * crash fails the checks and is recompiled, which is cheaper than a sync on every store.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -600,7 +602,7 @@ static bool write_full(int fd, const void *buf, size_t n) {
 /* Remove a bad file, unless a writer has renamed a new one over it since it was opened. */
 static void remove_bad(const char *path, const struct stat *opened) {
   struct stat now;
-  if (stat(path, &now) == 0 && now.st_dev == opened->st_dev && now.st_ino == opened->st_ino)
+  if (lstat(path, &now) == 0 && now.st_dev == opened->st_dev && now.st_ino == opened->st_ino)
     unlink(path);
 }
 
@@ -608,7 +610,11 @@ bool disk_cache_lookup(const disk_cache_key *key, char **cubin, size_t *size) {
   char path[PATH_MAX];
   if (!key || !disk_cache_path(key, path, sizeof path))
     return false;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* Anyone who can write the directory can put anything under this name.  O_NONBLOCK: a FIFO
+   * opens at once instead of waiting for a writer (reads of a regular file ignore the flag);
+   * O_NOFOLLOW: a symlink is not followed to a file elsewhere (open fails).  What is not a
+   * regular file is a miss and left where it is: a store renames a good file over it. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
   if (fd < 0)
     return false; /* the usual miss: no such file */
   struct stat st;
@@ -679,6 +685,9 @@ void disk_cache_store(const disk_cache_key *key, const char *cubin, size_t size)
   }
   if (!ok) {
     unlink(temp);
-    give_up(err);
+    /* A directory in the entry's place (rename cannot replace it) spoils that entry only:
+     * the directory is still writable, so the cache stays on and the entry is not kept. */
+    if (err != EISDIR)
+      give_up(err);
   }
 }

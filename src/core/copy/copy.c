@@ -71,6 +71,12 @@ static cuarr_status host_to_device(cuarr_context *ctx, const cuarr_array *dst,
                           cuarr_ctx_reclaim(ctx), &landing);
     landing_made = s == CUARR_OK;
   }
+  /* src and dst were checked before the allocations above (internal.h: operands after an
+   * allocation). */
+  if (s == CUARR_OK)
+    s = cuarr_still_live(src);
+  if (s == CUARR_OK)
+    s = cuarr_still_live(dst);
   bool pinned = hsrc.buf->pinned;
   if (s == CUARR_OK)
     s = cuarr_upload(dev, stream, cuarr_array_data(&landing), cuarr_array_data(&hsrc),
@@ -106,6 +112,12 @@ static cuarr_status device_to_host(cuarr_context *ctx, const cuarr_array *dst,
                           cuarr_ctx_reclaim(ctx), &landing);
     landing_made = s == CUARR_OK;
   }
+  /* src and dst were checked before the allocations above (internal.h: operands after an
+   * allocation). */
+  if (s == CUARR_OK)
+    s = cuarr_still_live(src);
+  if (s == CUARR_OK)
+    s = cuarr_still_live(dst);
   /* Asynchronous only into a pinned array the caller gave; a landing buffer must be complete
    * before the host loop reads it. */
   bool pinned = s == CUARR_OK && !landing_made && landing.buf->pinned;
@@ -150,6 +162,12 @@ static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
                           cuarr_ctx_reclaim(ctx), &landing);
     landing_made = s == CUARR_OK;
   }
+  /* src and dst were checked before the allocations above (internal.h: operands after an
+   * allocation). */
+  if (s == CUARR_OK)
+    s = cuarr_still_live(src);
+  if (s == CUARR_OK)
+    s = cuarr_still_live(dst);
   if (s == CUARR_OK)
     s = cuarr_device_activate(ddev);
   if (s == CUARR_OK && nbytes_of(&csrc) > 0)

@@ -189,6 +189,7 @@ static cuarr_status plan_layout(plan *p, const cuarr_ew_program *program, bool a
     return CUARR_OK;
   }
   p->layout = p->ndim <= CUARR_EW_ND_MAX ? p->ndim : CUARR_EW_GENERIC;
+  p->whole = false; /* the key copies it: every layout must set it */
   p->vec = rows_vectorise(p, v) ? v : 1;
   if (p->vec == 1)
     for (int s = 0; s < p->n_slots; s++)
@@ -487,6 +488,10 @@ static cuarr_status launch_staged(cuarr_context *ctx, cuarr_ew_cache *cache, int
       s = cuarr_device_copy(ctx, &tmp[k], a);
     copy[k].array = &tmp[k];
   }
+  /* The copies' allocations may have freed an operand (internal.h: operands after an
+   * allocation); launch_checked reads their pointers now. */
+  for (int k = 0; k < n && s == CUARR_OK; k++)
+    s = cuarr_still_live(ops[k].array);
   if (s == CUARR_OK)
     s = launch_checked(cache, device, stream, program, n, copy, n_slots, lead, ndim, shape, count);
   for (int k = 0; tmp && k < n; k++)

@@ -107,6 +107,11 @@ bool cuarr_reduce_flat(cuarr_context *ctx, cuarr_reduce_op op, const cuarr_array
   s = cuarr_array_empty(device, call.result, 0, NULL, false, stream, cuarr_ctx_reclaim(ctx), out);
   if (s != CUARR_OK)
     return *status = s, true;
+  s = cuarr_still_live(in); /* internal.h: operands after an allocation */
+  if (s != CUARR_OK) {
+    cuarr_array_release(out);
+    return *status = s, true;
+  }
   bool launched = false;
   s = cuarr_red_launch_row(device, stream, call.program, call.n_in, call.operands, &call.types, out,
                            &call.kernels, &launched);

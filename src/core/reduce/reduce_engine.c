@@ -555,6 +555,14 @@ cuarr_status cuarr_red_launch(cuarr_context *ctx, int device, cuarr_red_program 
     int64_t total = bytes + (zero_counters ? 4 * (int64_t)p.gx : 0);
     CUARR_TRY(cuarr_array_empty(device, CUARR_UINT8, 1, &total, false, stream,
                                 cuarr_ctx_reclaim(ctx), &partial));
+    /* The plan's pointers were read before it (internal.h: operands after an allocation). */
+    cuarr_status live = cuarr_still_live(out);
+    for (int k = 0; k < n_in && live == CUARR_OK; k++)
+      live = cuarr_still_live(in[k].array);
+    if (live != CUARR_OK) {
+      cuarr_array_release(&partial);
+      return live;
+    }
     if (zero_counters)
       counters = (CUdeviceptr)(uintptr_t)cuarr_array_data(&partial) + (CUdeviceptr)bytes;
   }

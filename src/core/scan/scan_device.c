@@ -347,11 +347,19 @@ static void args_make(const plan *p, CUdeviceptr state, kernel_args *a) {
  * launch (the memset before it is no kernel to overlap with); the state is released once the
  * kernel is queued (stream-ordered). */
 static cuarr_status launch_with_state(const cuarr_context *ctx, int device, CUstream stream,
-                                      const plan *p, CUfunction f) {
+                                      const cuarr_scan_call *c, const plan *p, CUfunction f) {
   cuarr_array state;
   int64_t bytes = p->state_bytes;
   CUARR_TRY(cuarr_array_empty(device, CUARR_UINT8, 1, &bytes, false, stream, cuarr_ctx_reclaim(ctx),
                               &state));
+  /* The plan's pointers were read before it (internal.h: operands after an allocation). */
+  cuarr_status live = cuarr_still_live(c->in);
+  if (live == CUARR_OK)
+    live = cuarr_still_live(c->out);
+  if (live != CUARR_OK) {
+    cuarr_array_release(&state);
+    return live;
+  }
   CUdeviceptr state_ptr = (CUdeviceptr)cuarr_array_data(&state);
   cuarr_status s = cuarr_cu_check(
       cuarr_cu.cuMemsetD8Async(state_ptr, 0, (size_t)p->zeroed_bytes, stream), "cuMemsetD8Async");
@@ -364,10 +372,10 @@ static cuarr_status launch_with_state(const cuarr_context *ctx, int device, CUst
   return s;
 }
 
-static cuarr_status launch(const cuarr_context *ctx, int device, CUstream stream, const plan *p,
-                           CUfunction f) {
+static cuarr_status launch(const cuarr_context *ctx, int device, CUstream stream,
+                           const cuarr_scan_call *c, const plan *p, CUfunction f) {
   if (p->state_bytes > 0)
-    return launch_with_state(ctx, device, stream, p, f);
+    return launch_with_state(ctx, device, stream, c, p, f);
   kernel_args a;
   args_make(p, 0, &a);
   return cuarr_launch_dependent(device, f, (unsigned)p->grid, (unsigned)p->block, 0, stream,
@@ -403,5 +411,5 @@ cuarr_status cuarr_device_scan(cuarr_context *ctx, const cuarr_scan_call *c) {
   cuarr_scan_variant v = {c->op, in->dtype, c->acc, out->dtype, p.shape, p.wide};
   CUfunction f;
   CUARR_TRY(kernel_for(device, &v, &f));
-  return launch(ctx, device, stream, &p, f);
+  return launch(ctx, device, stream, c, &p, f);
 }

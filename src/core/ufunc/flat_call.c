@@ -211,6 +211,13 @@ bool cuarr_uf_flat_call(cuarr_context *ctx, const cuarr_ufunc *u, int device,
                           out);
     if (s != CUARR_OK)
       return *status = s, true;
+    /* ptrs were read before the allocation (internal.h: operands after an allocation). */
+    for (int i = 0; i < nin && s == CUARR_OK; i++)
+      s = cuarr_still_live(in[i].array);
+    if (s != CUARR_OK) {
+      cuarr_array_release(out);
+      return *status = s, true;
+    }
     if (vectors && (data_of(out) & result_misaligned) != 0) { /* not from this pool */
       cuarr_array_release(out);
       return false;

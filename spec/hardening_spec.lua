@@ -1,0 +1,177 @@
+-- Hardening (issue 13): hostile calls get error objects, never a crash, an overrun or undefined
+-- behaviour.  Each case here failed before its fix: a Lua stack overrun by many kernel
+-- outputs in a coroutine, integer overflows in eye / arange / reshape and their kin.
+--
+-- The device cases that need no real GPU run in a child Lua against the stand-in driver of
+-- tools/fake_cuda (device memory is host memory, kernels never run): what they check is the
+-- binding's handling, not the kernels' results; the same cases run with #gpu on a device.
+local H = require("spec.helper").bind(_ENV)
+local cuarr = H.cuarr
+
+local fmt, concat = string.format, table.concat
+
+-- ---------------------------------------------------------------- a child on the fake driver
+
+local LUA = os.getenv("LUA") or "lua5.4"
+
+local function sh_quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+
+-- The stand-in libcuda built beside the module the specs load (build/fake_cuda/, made by
+-- `make ctest`, which `make test` runs first).
+local function fake_libcuda()
+  local core = assert(package.searchpath("cuarr.core", package.cpath), "cuarr.core not found")
+  local path = core:gsub("cuarr/core%.so$", "fake_cuda/libcuda.so.1")
+  local f = io.open(path)
+  assert(f, "no stand-in driver at " .. path .. ": build it with `make " .. path .. "`")
+  f:close()
+  return path
+end
+
+-- Run `code` in a child Lua, on the fake driver when `fake`; returns ok (exit status 0),
+-- stdout and stderr.
+local function run_child(code, fake)
+  local script, err = os.tmpname(), os.tmpname()
+  local f = assert(io.open(script, "w"))
+  f:write(code)
+  f:close()
+  local vars = { "LUA_PATH=" .. sh_quote(package.path), "LUA_CPATH=" .. sh_quote(package.cpath) }
+  if fake then
+    vars[#vars + 1] = "CUARR_LIBCUDA=" .. sh_quote(fake_libcuda())
+    vars[#vars + 1] = "CUARR_CACHE_IN_MEMORY=1"
+  end
+  local p = io.popen(fmt("env %s %s %s 2>%s", concat(vars, " "), LUA, sh_quote(script),
+    sh_quote(err)))
+  local out = p:read("a")
+  local ok = p:close()
+  local e = io.open(err):read("a")
+  os.remove(script)
+  os.remove(err)
+  return ok, out, e
+end
+
+-- ---------------------------------------------------------------- finding 2: stack overrun
+
+-- An ElementwiseKernel of `nout` outputs y1 = x + 1, ..., called inside a coroutine (whose
+-- stack starts small) and outside one; prints "ok" when every result is a separate array of
+-- x's shape (and, on a real device, holds its value).
+local MANY_OUTPUTS = [[
+local cuarr = require "cuarr"
+local nout, check_values = %d, %s
+local decl, ops = {}, {}
+for j = 1, nout do
+  decl[j] = "float32 y" .. j
+  ops[j] = "y" .. j .. " = x + " .. j .. ";"
+end
+local k = cuarr.ElementwiseKernel("float32 x", table.concat(decl, ", "), table.concat(ops, " "),
+                                  "many_outputs")
+local x = cuarr.arange(8, {dtype = "float32"})
+local function check(r)
+  assert(r.n == nout, "results: " .. r.n)
+  local seen = {}
+  for j = 1, nout do
+    local y = r[j]
+    assert(type(y) == "userdata" and y.shape[1] == 8 and y.dtype == "float32" and not seen[y],
+           "result " .. j)
+    seen[y] = true
+    if check_values then assert(y:get():totable()[8] == 7 + j, "value of result " .. j) end
+  end
+end
+for _ = 1, 20 do
+  check(table.pack(coroutine.wrap(function() return k(x) end)()))
+  local given = {}
+  for j = 1, nout do given[j] = cuarr.empty(8, "float32") end
+  check(table.pack(coroutine.wrap(function() return k(x, table.unpack(given)) end)()))
+end
+check(table.pack(k(x)))
+collectgarbage()
+print("ok")
+]]
+
+describe("an ElementwiseKernel with many outputs", function()
+  for _, nout in ipairs({ 48, 64 }) do
+    it(fmt("returns its %d outputs from inside a coroutine (stand-in driver)", nout), function()
+      local ok, out, err = run_child(fmt(MANY_OUTPUTS, nout, "false"), true)
+      assert(ok and out == "ok\n", "child failed: " .. out .. err)
+    end)
+    H.gpu_it(fmt("returns its %d outputs from inside a coroutine", nout), function()
+      local ok, out, err = run_child(fmt(MANY_OUTPUTS, nout, "true"), false)
+      assert(ok and out == "ok\n", "child failed: " .. out .. err)
+    end)
+  end
+end)
+
+-- ---------------------------------------------------------------- finding 8: integer overflow
+
+-- These were undefined behaviour in C (a negated math.mininteger, a stride past int64, a float
+-- cast to an integer it does not fit): the results or errors below are defined, and the build
+-- with -fsanitize=undefined runs them clean.
+describe("eye", function()
+  for _, b in ipairs(H.backends) do
+    b.it("with a diagonal offset beyond the matrix gives zeros (math.mininteger too)", function()
+      local xp = b.xp
+      for _, k in ipairs({ math.mininteger, math.mininteger + 1, -3, 3, math.maxinteger }) do
+        local e = xp.eye(3, 3, k)
+        assert.are.same({ 3, 3 }, { e.shape[1], e.shape[2] })
+        assert.are.equal(0, e:sum():item())
+      end
+      assert.are.equal(0, xp.eye(0, 0, math.mininteger).size)
+      assert.are.equal(0, xp.eye(0, 4, math.mininteger).size)
+      assert.are.same({ { 0, 0, 0 }, { 0, 0, 0 }, { 1, 0, 0 } }, xp.eye(3, 3, -2, "int32"):totable())
+      assert.are.same({ { 0, 0, 1 }, { 0, 0, 0 } }, xp.eye(2, 3, 2, "int32"):totable())
+    end)
+  end
+end)
+
+describe("reshape", function()
+  for _, b in ipairs(H.backends) do
+    b.it("refuses a shape with a 0 extent whose others overflow the strides, as empty does",
+      function()
+        local xp = b.xp
+        for _, case in ipairs({
+          { "float64", { 0, 1 << 62, 4 } },
+          { "float64", { 1 << 62, 4, 0 } },
+          { "float64", { 0, 1 << 61 } },
+          { "int8", { math.maxinteger, 2, 0 } },
+          { "float32", { 0, math.maxinteger } },
+        }) do
+          local dtype, shape = case[1], case[2]
+          H.raises("ValueError", xp.empty, shape, dtype)
+          local z = xp.zeros(0, dtype)
+          H.raises("ValueError", function() return z:reshape(table.unpack(shape)) end)
+          H.raises("ValueError", function() return z:reshape(shape) end)
+          assert.are.same({ 0 }, { z.shape[1] }) -- the array is unchanged
+        end
+        -- Large shapes that fit are still fine.
+        local r = xp.zeros(0, "int8"):reshape(0, 1 << 62)
+        assert.are.same({ 0, 1 << 62 }, { r.shape[1], r.shape[2] })
+        assert.are.equal(1, r.strides[2])
+        local t = xp.zeros({ 0, 3 }):transpose():reshape(3, 0)
+        assert.are.same({ 3, 0 }, { t.shape[1], t.shape[2] })
+      end)
+  end
+end)
+
+describe("arange with float bounds and an integer dtype", function()
+  for _, b in ipairs(H.backends) do
+    b.it("raises a ValueError when start or step does not fit in an integer", function()
+      local xp = b.xp
+      H.raises("ValueError", xp.arange, 0.5, 10.5, 1e30, "int32")
+      H.raises("ValueError", xp.arange, -1e300, 0, 1e299, "int64")
+      H.raises("ValueError", xp.arange, 9.3e18, 9.4e18, 1e16, "int64")
+      H.raises("ValueError", xp.arange, -9.3e18, -9.2e18, 1e16, "uint8")
+      H.raises("ValueError", xp.arange, 0.0, 1.0, 2 ^ 63, "bool")
+      H.raises("ValueError", xp.arange, 2 ^ 63, 2 ^ 63 + 2 ^ 20, 1024.0, "int64")
+    end)
+    b.it("still counts in integers when they fit, and gives an empty array for no elements",
+      function()
+        local xp = b.xp
+        assert.are.same({ 0, 1, 2 }, xp.arange(0.5, 3.5, 1.0, "int64"):totable())
+        assert.are.same({ -3, -1 }, xp.arange(-3.0, 0.0, 2.0, "int32"):totable())
+        local big = -(2 ^ 63) -- math.mininteger as a float: fits
+        assert.are.same({ math.mininteger }, xp.arange(big, big + 1024, 2048.0, "int64"):totable())
+        local e = xp.arange(1e19, 1e19 + 5, 1.0, "int64") -- 1e19 + 5 == 1e19: no elements
+        assert.are.equal(0, e.size)
+        assert.are.equal("int64", e.dtype)
+      end)
+  end
+end)
