@@ -244,10 +244,10 @@ endif
 # through the stand-in driver.
 fuzz: deps
 	@$(MAKE) --no-print-directory BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
-	  all $(SAN_LUA) $(FAKE_LIBCUDA)
-	$(MAKE) --no-print-directory -s BUILD=$(SAN_BUILD) fuzz-run
+	  fuzz-run
 
-fuzz-run:
+# Inside the sanitize build, as sanitize-asan.
+fuzz-run: all $(SAN_LUA) $(FAKE_LIBCUDA)
 	$(FUZZ_RUN) --seed $(FUZZ_SEED) --first $(FUZZ_FIRST) --calls $(FUZZ_CALLS) \
 	  --seconds $(FUZZ_SECONDS)
 
