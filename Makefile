@@ -212,11 +212,14 @@ SAN_PRELOAD = SANITIZE_PRELOAD="$$($(CC) -print-file-name=libasan.so) \
                                 $(CURDIR)/$(SAN_KEEP_MODULES)" \
               PATH="$(CURDIR)/tools/sanitize/bin:$$PATH"
 
+# The ThreadSanitizer run goes on after a failed ASan one: the report says both.
 sanitize: deps
-	@$(MAKE) --no-print-directory BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
-	  sanitize-asan
-	@$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CFLAGS="$(TSAN_FLAGS)" \
-	  LDFLAGS="$(TSAN_FLAGS)" sanitize-tsan
+	@status=0; \
+	$(MAKE) --no-print-directory BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
+	  sanitize-asan || status=1; \
+	$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CFLAGS="$(TSAN_FLAGS)" \
+	  LDFLAGS="$(TSAN_FLAGS)" sanitize-tsan || status=1; \
+	exit $$status
 
 # These two run inside the sanitize build (BUILD and the flags set by `make sanitize`).
 sanitize-asan:
