@@ -7,6 +7,7 @@ LUA_INCDIR ?= /usr/include/lua5.4
 CUDA_HOME  ?= /usr/local/cuda
 CC         ?= cc
 CFLAGS     ?= -O2 -g
+LDFLAGS    ?=
 PREFIX     ?= /usr/local
 INST_LIBDIR ?= $(PREFIX)/lib/lua/5.4
 INST_LUADIR ?= $(PREFIX)/share/lua/5.4
@@ -44,7 +45,7 @@ all: $(MODULE)
 
 $(MODULE): $(MODULE_OBJECTS)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -pthread -o $@ $(MODULE_OBJECTS) -ldl -lm
+	$(CC) -shared -pthread $(LDFLAGS) -o $@ $(MODULE_OBJECTS) -ldl -lm
 
 # Each object depends on the headers it includes, as the compiler lists them (-MMD), and on the
 # Makefile, which holds its flags; the generated header of kernel sources must exist before
@@ -73,12 +74,13 @@ $(BUILD)/ctest/%: spec/c/%.c $(CORE_OBJECTS)
 	$(CC) $(ALL_CFLAGS) -Ispec/c -MMD -MP -o $@ $< $(CORE_OBJECTS) -ldl -lm
 
 # The fake CUDA driver of tools/fake_cuda (build.sh builds the same, with its checks), for the
-# C tests that need a driver's answers without a GPU.
+# C tests that need a driver's answers without a GPU; with the build's flags, so that the
+# sanitizer builds check its copies into "device" memory too.
 FAKE_LIBCUDA := $(BUILD)/fake_cuda/libcuda.so.1
 $(FAKE_LIBCUDA): tools/fake_cuda/fake_cuda.c src/core/cuda/driver.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -std=c11 -Wall -Wextra -D_GNU_SOURCE -shared -fPIC -fvisibility=hidden \
-	  -Isrc -Isrc/core -I$(CUDA_HOME)/include -o $@ $<
+	$(CC) $(CFLAGS) $(LDFLAGS) -std=c11 -Wall -Wextra -D_GNU_SOURCE -shared -fPIC \
+	  -fvisibility=hidden -Isrc -Isrc/core -I$(CUDA_HOME)/include -o $@ $<
 
 FAKE_DRIVER_CTESTS := $(addprefix $(BUILD)/ctest/,test_device_facts test_elementwise_key \
                         test_reclaim_frees_input)
@@ -183,6 +185,110 @@ install: all
 	install -d $(DESTDIR)$(INST_LIBDIR)/cuarr $(DESTDIR)$(INST_LUADIR)/cuarr
 	install -m 755 $(MODULE) $(DESTDIR)$(INST_LIBDIR)/cuarr/core.so
 	install -m 644 lua/cuarr/*.lua $(DESTDIR)$(INST_LUADIR)/cuarr/
+
+# `make sanitize`: the module, the C tests and a Lua host (tools/fake_cuda/lua_main.c, linked with
+# liblua5.4.a: Debian's lua5.4 has no sanitizer runtime) built with AddressSanitizer and
+# UndefinedBehaviorSanitizer into build/sanitize; then the C tests with LeakSanitizer on, the
+# busted specs run by that host (without a driver: under the stand-in one the #gpu specs' results
+# are garbage), and a short run of the fuzzer through the stand-in driver, which reaches the device
+# paths.  Then a ThreadSanitizer build into build/tsan and spec/c/test_threads.c under it (when
+# that test exists).  tools/sanitize/ holds the suppressions, each with why it is there.
+.PHONY: sanitize sanitize-asan sanitize-tsan fuzz fuzz-run
+SAN_BUILD  := build/sanitize
+TSAN_BUILD := build/tsan
+SAN_FLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+              -fno-sanitize-recover=undefined
+TSAN_FLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
+# The compile-everything tests hand some 8000 generated kernels to NVRTC, which is not
+# instrumented; the generators they drive are what the other C tests, the specs and the fuzzer
+# run under the sanitizers, so the sanitize build leaves them out (minutes saved, nothing
+# unseen).
+SAN_SKIPPED_CTESTS := test_kernels_compile test_ufunc_kernels_compile test_reduce_compile \
+                      test_scan_compile
+SAN_CTESTS := $(filter-out $(addprefix $(BUILD)/ctest/,$(SAN_SKIPPED_CTESTS)),$(CTESTS))
+SAN_LUA    := $(BUILD)/lua
+LUA_LIBA   ?= /usr/lib/$(MULTIARCH)/liblua5.4.a
+SAN_SUPP   := $(CURDIR)/tools/sanitize
+SAN_ENV    := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:strict_string_checks=1 \
+              LSAN_OPTIONS=suppressions=$(SAN_SUPP)/lsan.supp:print_suppressions=0 \
+              UBSAN_OPTIONS=print_stacktrace=1:suppressions=$(SAN_SUPP)/ubsan.supp \
+              TSAN_OPTIONS=halt_on_error=1:suppressions=$(SAN_SUPP)/tsan.supp \
+              CUARR_CACHE_DIR=$(CURDIR)/$(BUILD)/kernel_cache
+# The fuzzer's bounds: `make fuzz FUZZ_SEED=7 FUZZ_CALLS=1000000 FUZZ_SECONDS=3600`;
+# FUZZ_FIRST=i FUZZ_CALLS=1 replays call i alone (a finding's repro line says so), FUZZ_TRACE=1
+# prints each call before it is made (after a crash, from the last progress line).  Sizes the
+# fuzzer makes up are bounded (ASan returns NULL past 64 MiB, the device pool stops at 64 MiB)
+# so that a call that is allowed to succeed does not exhaust the machine.
+FUZZ_SEED    ?= 1
+FUZZ_CALLS   ?= 100000
+FUZZ_SECONDS ?= 0
+FUZZ_FIRST   ?= 1
+FUZZ_TRACE   ?=
+SAN_FUZZ_CALLS ?= 5000
+FUZZ_RUN = $(SAN_ENV) \
+  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:max_allocation_size_mb=64 \
+  CUARR_GPU_MEMORY_LIMIT=67108864 $(RUN_ENV) CUARR_LIBCUDA=$(CURDIR)/$(FAKE_LIBCUDA) \
+  $(SAN_LUA) tools/fuzz/fuzz.lua $(if $(FUZZ_TRACE),--trace)
+
+# A Lua 5.4 host built with the flags of the build it lies in (see tools/fake_cuda/lua_main.c),
+# which keeps the modules it loads mapped until exit (tools/sanitize/keep_modules.c).
+$(SAN_LUA): tools/fake_cuda/lua_main.c tools/sanitize/keep_modules.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -std=c11 -Wall -Wextra -I$(LUA_INCDIR) \
+	  -I$(LUA_INCDIR)/../$(MULTIARCH) -o $@ tools/fake_cuda/lua_main.c tools/sanitize/keep_modules.c \
+	  -Wl,-E -Wl,--whole-archive $(LUA_LIBA) -Wl,--no-whole-archive -lm -ldl
+
+# The same as a library for the lua5.4 that the specs start (tools/sanitize/bin/lua5.4 preloads
+# it and the ASan runtime).
+SAN_KEEP_MODULES := $(BUILD)/keep_modules.so
+$(SAN_KEEP_MODULES): tools/sanitize/keep_modules.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -std=c11 -Wall -Wextra -shared -fPIC -o $@ $<
+SAN_PRELOAD = SANITIZE_PRELOAD="$$($(CC) -print-file-name=libasan.so) \
+                                $(CURDIR)/$(SAN_KEEP_MODULES)" \
+              PATH="$(CURDIR)/tools/sanitize/bin:$$PATH"
+
+# The ThreadSanitizer run goes on after a failed ASan one: the report says both.
+sanitize: deps
+	@status=0; \
+	$(MAKE) --no-print-directory BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
+	  sanitize-asan || status=1; \
+	$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CFLAGS="$(TSAN_FLAGS)" \
+	  LDFLAGS="$(TSAN_FLAGS)" sanitize-tsan || status=1; \
+	exit $$status
+
+# These two run inside the sanitize build (BUILD and the flags set by `make sanitize`).
+sanitize-asan:
+	@$(MAKE) --no-print-directory all $(SAN_CTESTS) $(SAN_LUA) $(SAN_KEEP_MODULES) $(FAKE_LIBCUDA)
+	@echo "sanitize: C tests under ASan, UBSan and LSan ($(SAN_SKIPPED_CTESTS) left out)"
+	@status=0; for t in $(SAN_CTESTS); do \
+	  $(SAN_ENV) $$t || { echo "not ok - $$t exited $$?"; status=1; }; \
+	done; exit $$status
+	@echo "sanitize: the specs under ASan, UBSan and LSan (install_spec's make install: a plain one)"
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(SAN_ENV) $(RUN_ENV) $(SAN_PRELOAD) \
+	  $(SAN_LUA) $$(command -v $(BUSTED)) -o utfTerminal spec
+	@echo "sanitize: the fuzzer through the stand-in driver"
+	$(FUZZ_RUN) --seed $(FUZZ_SEED) --calls $(SAN_FUZZ_CALLS) --seconds $(FUZZ_SECONDS)
+
+sanitize-tsan:
+ifneq ($(wildcard spec/c/test_threads.c),)
+	@$(MAKE) --no-print-directory $(BUILD)/ctest/test_threads $(FAKE_LIBCUDA)
+	@echo "sanitize: spec/c/test_threads.c under TSan"
+	$(SAN_ENV) CUARR_LIBCUDA=$(CURDIR)/$(FAKE_LIBCUDA) $(BUILD)/ctest/test_threads
+else
+	@echo "sanitize: no spec/c/test_threads.c yet: the ThreadSanitizer run is skipped"
+endif
+
+# `make fuzz`: the random-call fuzzer of tools/fuzz/ run by the ASan + UBSan module and host,
+# through the stand-in driver.
+fuzz: deps
+	@$(MAKE) --no-print-directory BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
+	  fuzz-run
+
+# Inside the sanitize build, as sanitize-asan.
+fuzz-run: all $(SAN_LUA) $(FAKE_LIBCUDA)
+	$(FUZZ_RUN) --seed $(FUZZ_SEED) --first $(FUZZ_FIRST) --calls $(FUZZ_CALLS) \
+	  --seconds $(FUZZ_SECONDS)
 
 # The files clang-format keeps in the repository's style (.clang-format): the C sources and
 # headers, the C tests, the benchmarks' and tools' C, and the CUDA C of kernels/.  `make lint`

@@ -13,8 +13,10 @@ static cuarr_array view(int ndim, const int64_t *shape, const int64_t *strides) 
   cuarr_array a;
   memset(&a, 0, sizeof a);
   a.ndim = ndim;
-  memcpy(a.shape, shape, (size_t)ndim * sizeof *shape);
-  memcpy(a.strides, strides, (size_t)ndim * sizeof *strides);
+  if (ndim > 0) { /* a 0-d view's shape and strides may be NULL, which memcpy must not get */
+    memcpy(a.shape, shape, (size_t)ndim * sizeof *shape);
+    memcpy(a.strides, strides, (size_t)ndim * sizeof *strides);
+  }
   return a;
 }
 
