@@ -265,7 +265,9 @@ sanitize-asan:
 	  $(SAN_ENV) $$t || { echo "not ok - $$t exited $$?"; status=1; }; \
 	done; exit $$status
 	@echo "sanitize: the specs under ASan, UBSan and LSan (install_spec's make install: a plain one)"
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(SAN_ENV) $(RUN_ENV) $(SAN_PRELOAD) \
+	@# make puts command-line variables (CFLAGS, LDFLAGS, BUILD) in its children's environment
+	@# too: install_spec's make would build the plain build/ with the sanitizer flags.
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS -u BUILD $(SAN_ENV) $(RUN_ENV) $(SAN_PRELOAD) \
 	  $(SAN_LUA) $$(command -v $(BUSTED)) -o utfTerminal spec
 	@echo "sanitize: the fuzzer through the stand-in driver"
 	$(FUZZ_RUN) --seed $(FUZZ_SEED) --calls $(SAN_FUZZ_CALLS) --seconds $(FUZZ_SECONDS)
