@@ -15,8 +15,7 @@
 #include "ctest.h"
 #include "cuarr.h"
 #include "lua/binding.h"
-
-int luaopen_cuarr_core(lua_State *L);
+#include "lua_host.h"
 
 /* Run chunk; returns its error's kind ("TypeError", ...), "ok", or "lua error". */
 static const char *run(lua_State *L, const char *chunk) {
@@ -75,14 +74,7 @@ static void *reusing_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 
 int main(void) {
   lua_State *L = lua_newstate(reusing_alloc, NULL);
-  luaL_openlibs(L);
-  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
-  lua_pushcfunction(L, luaopen_cuarr_core);
-  lua_setfield(L, -2, "cuarr.core");
-  lua_pop(L, 1);
-  CHECK(strcmp(run(L, "package.path = 'lua/?.lua;lua/?/init.lua;' .. package.path\n"
-                      "cuarr = require 'cuarr'"),
-               "ok") == 0,
+  CHECK(lua_host_prepare(L) && strcmp(run(L, "cuarr = require 'cuarr'"), "ok") == 0,
         "the module loads");
 
   /* Arrays the binding remembers (its registry entry), then collected. */

@@ -17,8 +17,7 @@
 
 #include "ctest.h"
 #include "cuarr.h"
-
-int luaopen_cuarr_core(lua_State *L);
+#include "lua_host.h"
 
 /* Run chunk; prints its error and returns false when it fails. */
 static bool run(lua_State *L, const char *chunk) {
@@ -33,12 +32,8 @@ static bool run(lua_State *L, const char *chunk) {
 /* A new state with the module's C half preloaded and the front end on the path. */
 static lua_State *open_state(void) {
   lua_State *L = luaL_newstate();
-  luaL_openlibs(L);
-  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
-  lua_pushcfunction(L, luaopen_cuarr_core);
-  lua_setfield(L, -2, "cuarr.core");
-  lua_pop(L, 1);
-  run(L, "package.path = 'lua/?.lua;lua/?/init.lua;' .. package.path");
+  if (!lua_host_prepare(L))
+    fprintf(stderr, "lua error: %s\n", lua_tostring(L, -1));
   return L;
 }
 

@@ -14,8 +14,7 @@
 
 #include "ctest.h"
 #include "cuarr.h"
-
-int luaopen_cuarr_core(lua_State *L);
+#include "lua_host.h"
 
 enum { WORKERS = 4, ROUNDS = 6, CHURNERS = 2, CHURN_CYCLES = 12 };
 
@@ -36,12 +35,10 @@ static bool run(lua_State *L, const char *chunk, int seed) {
 
 static lua_State *open_state(void) {
   lua_State *L = luaL_newstate();
-  luaL_openlibs(L);
-  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
-  lua_pushcfunction(L, luaopen_cuarr_core);
-  lua_setfield(L, -2, "cuarr.core");
-  lua_pop(L, 1);
-  run(L, "package.path = 'lua/?.lua;lua/?/init.lua;' .. package.path", 0);
+  if (!lua_host_prepare(L)) {
+    fprintf(stderr, "lua error: %s\n", lua_tostring(L, -1));
+    atomic_fetch_add(&failures, 1);
+  }
   return L;
 }
 
