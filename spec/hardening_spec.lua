@@ -8,13 +8,11 @@
 local H = require("spec.helper").bind(_ENV)
 local cuarr = H.cuarr
 
-local fmt, concat = string.format, table.concat
+local child = require "spec.support.child"
+
+local fmt = string.format
 
 -- ---------------------------------------------------------------- a child on the fake driver
-
-local LUA = os.getenv("LUA") or "lua5.4"
-
-local function sh_quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 
 -- The stand-in libcuda built beside the module the specs load (build/fake_cuda/, made by
 -- `make ctest`, which `make test` runs first).
@@ -30,23 +28,8 @@ end
 -- Run `code` in a child Lua, on the fake driver when `fake`; returns ok (exit status 0),
 -- stdout and stderr.
 local function run_child(code, fake)
-  local script, err = os.tmpname(), os.tmpname()
-  local f = assert(io.open(script, "w"))
-  f:write(code)
-  f:close()
-  local vars = { "LUA_PATH=" .. sh_quote(package.path), "LUA_CPATH=" .. sh_quote(package.cpath) }
-  if fake then
-    vars[#vars + 1] = "CUARR_LIBCUDA=" .. sh_quote(fake_libcuda())
-    vars[#vars + 1] = "CUARR_CACHE_IN_MEMORY=1"
-  end
-  local p = io.popen(fmt("env %s %s %s 2>%s", concat(vars, " "), LUA, sh_quote(script),
-    sh_quote(err)))
-  local out = p:read("a")
-  local ok = p:close()
-  local e = io.open(err):read("a")
-  os.remove(script)
-  os.remove(err)
-  return ok, out, e
+  local env = fake and { CUARR_LIBCUDA = fake_libcuda(), CUARR_CACHE_IN_MEMORY = "1" } or {}
+  return child.run(code, env)
 end
 
 -- ---------------------------------------------------------------- finding 2: stack overrun

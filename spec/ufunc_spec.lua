@@ -13,6 +13,7 @@
 local H = require("spec.helper").bind(_ENV)
 local A = require "spec.support.arrays"
 local R = require "spec.support.ufunc_ref"
+local child = require "spec.support.child"
 local cuarr = H.cuarr
 
 local type, mtype, ipairs, pairs, tostring = type, math.type, ipairs, pairs, tostring
@@ -626,29 +627,10 @@ end)
 
 -- These run Lua in a child process, which compiles kernels: a cache directory is chosen once
 -- per process (CUARR_CACHE_DIR), and only a fresh process reads the disk cache.
-local LUA = os.getenv("LUA") or "lua5.4"
-
-local function sh_quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 
 -- Run `code` in a child Lua with warnings on (-W), the same module paths, and `env`
 -- (name -> value); returns ok, stdout and stderr.
-local function run_child(code, env)
-  local script = os.tmpname()
-  local f = assert(io.open(script, "w"))
-  f:write(code)
-  f:close()
-  local err = os.tmpname()
-  local vars = { "LUA_PATH=" .. sh_quote(package.path), "LUA_CPATH=" .. sh_quote(package.cpath) }
-  for k, v in pairs(env) do vars[#vars + 1] = k .. "=" .. sh_quote(v) end
-  local p = io.popen(fmt("env %s %s -W %s 2>%s", concat(vars, " "), LUA, sh_quote(script),
-    sh_quote(err)))
-  local out = p:read("a")
-  local ok = p:close()
-  local e = io.open(err):read("a")
-  os.remove(script)
-  os.remove(err)
-  return ok, out, e
-end
+local function run_child(code, env) return child.run(code, env, "-W") end
 
 -- The child: compiles a few kernels (ufuncs of distinct dtypes) and prints their results.
 local CHILD = [[

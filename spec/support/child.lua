@@ -1,0 +1,32 @@
+-- Lua code run in a child process with this process's module paths: for the specs that need a
+-- fresh process (a crash must not take busted down; a driver or a cache chosen through the
+-- environment).
+local C = {}
+
+local fmt, concat = string.format, table.concat
+local LUA = os.getenv("LUA") or "lua5.4"
+
+function C.sh_quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+local sh_quote = C.sh_quote
+
+-- Run `code` in a child Lua with the same package paths, `env` (name -> value) added to its
+-- environment and `flags` given to the interpreter (e.g. "-W": warnings on); returns ok (exit
+-- status 0), stdout and stderr.
+function C.run(code, env, flags)
+  local script, err = os.tmpname(), os.tmpname()
+  local f = assert(io.open(script, "w"))
+  f:write(code)
+  f:close()
+  local vars = { "LUA_PATH=" .. sh_quote(package.path), "LUA_CPATH=" .. sh_quote(package.cpath) }
+  for k, v in pairs(env or {}) do vars[#vars + 1] = k .. "=" .. sh_quote(v) end
+  local p = io.popen(fmt("env %s %s %s %s 2>%s", concat(vars, " "), LUA, flags or "",
+    sh_quote(script), sh_quote(err)))
+  local out = p:read("a")
+  local ok = p:close()
+  local e = io.open(err):read("a")
+  os.remove(script)
+  os.remove(err)
+  return ok, out, e
+end
+
+return C
