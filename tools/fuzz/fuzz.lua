@@ -1,4 +1,4 @@
--- tools/fuzz/fuzz.lua -- cuarr's random-call fuzzer (`make fuzz`; README.md says how to run it).
+-- tools/fuzz/fuzz.lua -- cuarr's random-call fuzzer (`make fuzz`; CONTRIBUTING.md tells its options).
 --
 --   lua tools/fuzz/fuzz.lua [--seed S] [--calls N] [--seconds T] [--first I] [--trace]
 --
