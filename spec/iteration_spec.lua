@@ -126,6 +126,14 @@ for _, b in ipairs(H.backends) do
       assert.is_true(xp.array(1).shape == {})
       assert.is_true(a.strides == { 24, 8 })
     end)
+
+    b.it("their metamethods called on other values give error objects", function()
+      local tuple_mt = getmetatable(xp.zeros(2).shape)
+      H.raises("TypeError", tuple_mt.__tostring, xp.zeros(2))
+      H.raises("TypeError", tuple_mt.__tostring)
+      assert.is_false(tuple_mt.__eq(xp.zeros(2), { 2 }))
+      assert.is_false(tuple_mt.__eq())
+    end)
   end)
 
   describe("a.T on " .. b.name, function()

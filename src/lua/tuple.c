@@ -8,7 +8,10 @@
 
 /* __tostring: Python's repr of a tuple, whatever the table holds now. */
 static int tuple_tostring(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
+  if (lua_type(L, 1) != LUA_TTABLE)
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                           "argument #1 must be a shape or strides table, got %s",
+                           luaL_typename(L, 1));
   lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
   luaL_Buffer b;
   luaL_buffinit(L, &b);
