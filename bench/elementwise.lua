@@ -96,13 +96,13 @@ local function bcast_add_gbps(m)
   return gbps(bytes, t)
 end
 
--- GB/s of m:T():copy() (a C-contiguous transposed copy): reads and writes the matrix once.
+-- GB/s of m.T:copy() (a C-contiguous transposed copy): reads and writes the matrix once.
 -- The copy goes back to the pool inside the loop, as a user's temporary would; the pool hands
 -- the same block to the next call.
 local function transpose_gbps(m)
   local bytes = 2 * 4 * SIDE * SIDE
-  local t = timing.device_seconds(function() m:T():copy():free() end, reps_for(bytes))
-  local c = m:T():copy()
+  local t = timing.device_seconds(function() m.T:copy():free() end, reps_for(bytes))
+  local c = m.T:copy()
   for _, ij in ipairs(MATRIX_SPOTS) do
     local i, j = ij[1], ij[2]
     check_close(string.format("transpose [%d,%d]", i, j), c[{i, j}], m[{j, i}])

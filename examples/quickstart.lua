@@ -22,8 +22,8 @@ print(a)
 local h = a:get()                    -- a host copy
 print("as Lua tables:", h:totable()[1][2], h:totable()[2][3])
 
-local r = xp.arange(10):reshape(2, 5):T()
-print("arange(10):reshape(2, 5):T() =")
+local r = xp.arange(10):reshape(2, 5).T
+print("arange(10):reshape(2, 5).T =")
 print(r)
 
 print("linspace:", xp.linspace(0, 1, 5))

@@ -175,7 +175,7 @@ describe("astype", function()
       local src = { { 1.5, -2.5, 300.75, 0 / 0 }, { -1e10, 65519.0, 7.0, -0.5 },
                     { 1e-3, 255.5, -129.9, math.huge } }
       local a = xp.array(src, "float64")
-      local v = a[{ { -1, 1, -1 }, { 1, -1, 3 } }]:T() -- shape 2x3: columns 1 and 4, rows reversed
+      local v = a[{ { -1, 1, -1 }, { 1, -1, 3 } }].T -- shape 2x3: columns 1 and 4, rows reversed
       local flat_src = {}
       for i = 1, 2 do
         for j = 1, 3 do flat_src[#flat_src + 1] = src[4 - j][i == 1 and 1 or 4] end

@@ -188,7 +188,7 @@ describe("linalg.norm of vectors", function()
           for _, axis in ipairs({ 1, 2, 3, -1, -3 }) do
             check_norm(xp, ref, a, ord, axis, axis == 2)
           end
-          check_norm(xp, R.T(ref), a:T(), ord, 2, false, "transposed")
+          check_norm(xp, R.T(ref), a.T, ord, 2, false, "transposed")
           local s = { { -1, 1, -1 }, {}, { 1, -1, 2 } }
           check_norm(xp, R.slice(ref, s), a[s], ord, 3, true, "sliced")
         end
@@ -245,7 +245,7 @@ describe("linalg.norm of matrices", function()
           check_norm(xp, ref, a, ord, { 1, 2 }, k % 2 == 0)
           check_norm(xp, ref, a, ord, { 2, 1 }, false)
           check_norm(xp, ref, a, ord, { -1, -2 }, true)
-          check_norm(xp, R.T(ref), a:T(), ord, { 1, 2 }, false, "transposed")
+          check_norm(xp, R.T(ref), a.T, ord, { 1, 2 }, false, "transposed")
         end
         local c = R.new({ 3, 4, 5 }, norm_values(rng, dt, 60), dt)
         local ca = R.array(xp, c)

@@ -276,7 +276,7 @@ local function random_op(rng, v, w, r)
     local perm = {}
     for i = 1, nd do perm[i] = nd + 1 - i end
     ref_transpose(r, perm)
-    return v:T(), w and w:T(), ":T()"
+    return v.T, w and w.T, ".T"
   end
 end
 
@@ -437,7 +437,7 @@ describe("random layouts", function()
       { d[{ { 1, -1, 2 } }], h[{ { 1, -1, 2 } }] },
       { d[{ { -1, 1, -3 } }], h[{ { -1, 1, -3 } }] },
       { d2[{ { -1, 1, -2 }, { 7, -2, 3 } }], h2[{ { -1, 1, -2 }, { 7, -2, 3 } }] },
-      { d2:T()[{ { 1, -1, 5 } }], h2:T()[{ { 1, -1, 5 } }] },
+      { d2.T[{ { 1, -1, 5 } }], h2.T[{ { 1, -1, 5 } }] },
       { d2[{ {}, { 199990 } }], h2[{ {}, { 199990 } }] },
     }
     for k, c in ipairs(cases) do

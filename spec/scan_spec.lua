@@ -113,7 +113,7 @@ describe("cumsum and cumprod", function()
         local base = R.new({ 5, 6, 7 }, R.values(rng, dt, 210, "exact"), dt)
         local arr = R.array(xp, base)
         local views = {
-          { "T", R.T(base), arr:T() },
+          { "T", R.T(base), arr.T },
           { "stepped", R.slice(base, { { 1, -1, 2 }, {}, { 2, -1, 3 } }),
             arr[{ { 1, -1, 2 }, {}, { 2, -1, 3 } }] },
           { "reversed", R.slice(base, { { -1, 1, -1 }, { -2, 1, -2 }, {} }),
@@ -129,8 +129,8 @@ describe("cumsum and cumprod", function()
         end
         local pw = R.new({ 4, 5 }, R.values(rng, dt, 20, "pow2"), dt)
         local pa = R.array(xp, pw)
-        run_case(xp, "cumprod", R.T(pw), pa:T(), 1, { exact = true }, 2, "T")
-        run_case(xp, "cumprod", R.T(pw), pa:T(), nil, { exact = true }, 2, "T, flattened")
+        run_case(xp, "cumprod", R.T(pw), pa.T, 1, { exact = true }, 2, "T")
+        run_case(xp, "cumprod", R.T(pw), pa.T, nil, { exact = true }, 2, "T, flattened")
         run_case(xp, "cumprod", R.slice(pw, { { -1, 1, -2 }, {} }), pa[{ { -1, 1, -2 }, {} }], 2,
           { exact = true }, 1, "reversed")
       end
@@ -139,7 +139,7 @@ describe("cumsum and cumprod", function()
     b.it("axis nil scans the flattened array in C order", function()
       local a = xp.array({ { 1, 2, 3 }, { 4, 5, 6 } }, "int32")
       A.check_equal(a:cumsum():totable(), { 1, 3, 6, 10, 15, 21 }, "cumsum()")
-      A.check_equal(a:T():cumsum():totable(), { 1, 5, 7, 12, 15, 21 }, "T:cumsum()")
+      A.check_equal(a.T:cumsum():totable(), { 1, 5, 7, 12, 15, 21 }, "T:cumsum()")
       A.check_equal(a:cumprod():totable(), { 1, 2, 6, 24, 120, 720 }, "cumprod()")
       A.check_equal(a:cumsum(1):totable(), { { 1, 2, 3 }, { 5, 7, 9 } }, "cumsum(1)")
       A.check_equal(a:cumsum(2):totable(), { { 1, 3, 6 }, { 4, 9, 15 } }, "cumsum(2)")
@@ -198,7 +198,7 @@ describe("cumsum and cumprod", function()
       A.check_equal(c:totable(), { { 0, 1, 2, 3 }, { 4, 6, 8, 10 }, { 12, 15, 18, 21 } },
         "columns in place")
       local t = xp.arange(12, "int64"):reshape(3, 4)
-      local v = t:T()
+      local v = t.T
       v:cumsum(1, { out = v }) -- a transposed view in place: t's rows
       A.check_equal(t:totable(), { { 0, 1, 3, 6 }, { 4, 9, 15, 22 }, { 8, 17, 27, 38 } },
         "transposed view in place")
@@ -207,7 +207,7 @@ describe("cumsum and cumprod", function()
       A.check_equal(p:totable(), { 1.0, 2.0, 6.0, 24.0 }, "cumprod in place")
       -- an output overlapping the input in another layout
       local s = xp.arange(16, "int64"):reshape(4, 4)
-      s:cumsum(1, { out = s:T() })
+      s:cumsum(1, { out = s.T })
       local want = { { 0, 4, 12, 24 }, { 1, 6, 15, 28 }, { 2, 8, 18, 32 }, { 3, 10, 21, 36 } }
       A.check_equal(s:totable(), want, "into the transpose of the input")
       -- a fresh output; another dtype of a kind the result casts to
@@ -219,7 +219,7 @@ describe("cumsum and cumprod", function()
       x:cumsum(nil, { out = o16 })
       A.check_equal(o16:totable(), { 0, 1, 3, 6, 10, 15 }, "flattened into int16")
       local so = xp.zeros({ 3, 2 }, "int64")
-      x:cumsum(2, { out = so:T() })
+      x:cumsum(2, { out = so.T })
       A.check_equal(so:totable(), { { 0, 3 }, { 1, 7 }, { 3, 12 } }, "into a transposed view")
     end)
 
@@ -306,7 +306,7 @@ describe("cumsum and cumprod", function()
         for _, axis in ipairs({ 1, 2 }) do
           run_case(xp, "cumsum", ref, a, axis, { exact = true }, axis)
         end
-        run_case(xp, "cumsum", R.T(ref), a:T(), 2, { exact = true }, 1, "transposed")
+        run_case(xp, "cumsum", R.T(ref), a.T, 2, { exact = true }, 1, "transposed")
       end
     end)
 

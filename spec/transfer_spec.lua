@@ -95,7 +95,7 @@ describe("transfers", function()
         local want = build({ 2, 6 }, function(i, j) return src[6 - 2 * i][7 - j] end)
         check_equal(r:get():totable(), want)
         check_equal(r:totable(), want)
-        check_equal(r:T():get():totable(), build({ 6, 2 }, function(i, j) return want[j][i] end))
+        check_equal(r.T:get():totable(), build({ 6, 2 }, function(i, j) return want[j][i] end))
         -- set through views: only the view's elements change
         local new = build({ 2, 6 }, function(i, j) return -(10 * i + j) end)
         r:set(cuarr.cpu.array(new, "int32"))
@@ -106,7 +106,7 @@ describe("transfers", function()
         check_equal(a:totable(), after)
         -- a strided host source into a strided view
         local hs = cuarr.cpu.array(build({ 3, 4 }, function(i, j) return 100 * i + j end), "int32")
-        local hv = hs[{ { 3, 1, -1 }, { 1, -1, 3 } }]:T() -- 2x3, transposed and reversed
+        local hv = hs[{ { 3, 1, -1 }, { 1, -1, 3 } }].T -- 2x3, transposed and reversed
         local col = a[{ { 1, 2 }, { 1, -1, 2 } }]
         col:set(hv)
         check_equal(col:totable(), { { 301, 201, 101 }, { 304, 204, 104 } })

@@ -38,15 +38,15 @@ end
 local EDGE_SHAPES = { { 8, 8 }, { 64, 64 }, { 70, 130 }, { 65, 9 }, { 9, 200 }, { 129, 257 } }
 
 describe("transposed device copies", function()
-  H.gpu_it("T():copy() and T():get() of every dtype match the host, tile edges included", function()
+  H.gpu_it(".T:copy() and .T:get() of every dtype match the host, tile edges included", function()
     local rng = H.rng(20261122)
     for _, dt in ipairs(H.dtypes) do
       for _, shape in ipairs(EDGE_SHAPES) do
         local h, d = pair(rng, dt, shape)
         local what = ("%s {%d, %d}"):format(dt, shape[1], shape[2])
-        local want = h:T():copy():totable()
-        check_equal(d:T():copy():totable(), want, what .. " :T():copy()")
-        check_equal(d:T():get():totable(), want, what .. " :T():get()")
+        local want = h.T:copy():totable()
+        check_equal(d.T:copy():totable(), want, what .. " .T:copy()")
+        check_equal(d.T:get():totable(), want, what .. " .T:get()")
       end
     end
   end)
@@ -58,7 +58,7 @@ describe("transposed device copies", function()
                      { "float32", "bool" }, { "int16", "float64" } }
     for _, p in ipairs(pairs_) do
       local h, d = pair(rng, p[1], { 70, 130 })
-      check_equal(d:T():astype(p[2]):totable(), h:T():astype(p[2]):totable(),
+      check_equal(d.T:astype(p[2]):totable(), h.T:astype(p[2]):totable(),
         p[1] .. " -> " .. p[2] .. " of a transposed view")
     end
   end)
@@ -83,12 +83,12 @@ describe("transposed device copies", function()
     local h, d = pair(rng, "int32", { 100, 90 })
     local keys = { { { -1, 1, -1 }, {} }, { {}, { -1, 1, -1 } }, { { 1, -1, 2 }, { -1, 1, -3 } } }
     for _, key in ipairs(keys) do
-      check_equal(d[key]:T():copy():totable(), h[key]:T():copy():totable(), "a sliced view's T()")
+      check_equal(d[key].T:copy():totable(), h[key].T:copy():totable(), "a sliced view's .T")
     end
     -- dst strided: a transposed view of a larger array, from a contiguous device array
     local hb, db = pair(rng, "float32", { 90, 200 })
     local ht, dt_ = pair(rng, "float32", { 100, 90 })
-    local hv, dv = hb[{ {}, { 1, -1, 2 } }]:T(), db[{ {}, { 1, -1, 2 } }]:T()
+    local hv, dv = hb[{ {}, { 1, -1, 2 } }].T, db[{ {}, { 1, -1, 2 } }].T
     hv[{}] = ht
     dv[{}] = dt_
     check_equal(db:totable(), hb:totable(), "writing through a transposed strided view")
@@ -100,7 +100,7 @@ describe("transposed device copies", function()
     -- flat index, so c[i][j] = m[j][i] = j * 9000 + i (0-based) names its source exactly.
     local n = 9000
     local m = cuarr.arange(n * n, "int32"):reshape(n, n)
-    local c = m:T():copy()
+    local c = m.T:copy()
     local rows = { 1, 2, 64, 65, 4500, 8999, 9000 }
     for k = 1, 8 do rows[#rows + 1] = 1 + (k * 1117) % n end
     for _, i in ipairs(rows) do

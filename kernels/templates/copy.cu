@@ -19,7 +19,7 @@
  *    divisions cost more than the loop over the axes.
  * Same-dtype strided copies use the unsigned type of the width (float32 -> uint32), since a
  * copy only moves bits: one kernel serves int32, uint32 and float32.
- * Layouts where dst and src are contiguous along different axes (m:T():copy()) go to the tiled
+ * Layouts where dst and src are contiguous along different axes (m.T:copy()) go to the tiled
  * kernel of transpose.cu instead, which reads and writes both in whole sectors.
  */
 

@@ -1,6 +1,6 @@
 /*
  * transpose.cu -- dst[...] = src[...] with dtype conversion (cuarr_cast) where dst and src are
- * contiguous along different axes (m:T():copy(), a C <-> F-order copy, a batched swapaxes):
+ * contiguous along different axes (m.T:copy(), a C <-> F-order copy, a batched swapaxes):
  * a batched 2-D transpose through a tile in shared memory.
  *
  * Templates only: the generator (src/core/copy/copy_source.c) appends one extern "C" kernel

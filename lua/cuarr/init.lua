@@ -12,7 +12,9 @@ local M = {}
 local mt = core.metatables
 
 for name, value in pairs(core) do
-  if name ~= "metatables" and name ~= "cpu" and name ~= "raise" then M[name] = value end
+  if name ~= "metatables" and name ~= "cpu" and name ~= "raise" and name ~= "dead_array" then
+    M[name] = value
+  end
 end
 
 -- dtype names as constants: cuarr.float32 == "float32".
@@ -53,11 +55,15 @@ M.runtime = setmetatable({}, {
 
 -- Printing: tostring(a) is NumPy's repr.  printing.lua formats anything shaped like an array
 -- (its specs give it mock ones); here only arrays are taken, anything else is a TypeError.
+-- A freed or closed array prints as such (its values are gone), so print(a) never raises.
+local dead_array = core.dead_array
 local function printer(format, name)
   return function(a)
     if getmetatable(a) ~= mt.ndarray then
       core.raise("TypeError", name .. ": argument #1 must be an array, got " .. type(a))
     end
+    local dead, dtype, shape = dead_array(a)
+    if dead then return printing.dead(dead, dtype, shape) end
     return format(a)
   end
 end

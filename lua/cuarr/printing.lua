@@ -741,4 +741,9 @@ local function str(a)
   return array2string(a, " ", "", LINEWIDTH)
 end
 
-return { repr = repr, str = str }
+-- A freed or closed array (how = "freed" or "closed"): <freed cuarr.ndarray float32 (2, 3)>.
+local function dead(how, dtype, shape)
+  return "<" .. how .. " cuarr.ndarray " .. dtype .. " " .. shape_tuple(shape, #shape) .. ">"
+end
+
+return { repr = repr, str = str, dead = dead }

@@ -55,7 +55,7 @@ static void test_matrix_transpose(void) {
   int perm[2] = {1, 0};
   cuarr_copy_plan_info p = plan_permuted(2, shape, perm, CUARR_FLOAT32, CUARR_FLOAT32);
   CHECK(tile_axes_are(&p, 16384, 16384) && p.ndim == 2 && !p.wide,
-        "m:T():copy() of a 16384^2 float32 matrix is a 2-D tiled transpose, 32-bit indexing");
+        "m.T:copy() of a 16384^2 float32 matrix is a 2-D tiled transpose, 32-bit indexing");
 
   static const cuarr_dtype dtypes[] = {CUARR_BOOL,    CUARR_INT8,   CUARR_UINT16,  CUARR_INT32,
                                        CUARR_FLOAT16, CUARR_UINT64, CUARR_FLOAT64, CUARR_FLOAT32};
@@ -88,7 +88,7 @@ static void test_batched(void) {
   int rev[3] = {2, 1, 0};
   p = plan_permuted(3, shape, rev, CUARR_FLOAT32, CUARR_INT16);
   CHECK(tile_axes_are(&p, 16, 200) && p.ndim == 3 && p.extent[0] == 100,
-        "T() of a 3-D array: the middle axis is the batch, moved outermost");
+        ".T of a 3-D array: the middle axis is the batch, moved outermost");
 
   int rot[3] = {2, 0, 1};
   p = plan_permuted(3, shape, rot, CUARR_FLOAT64, CUARR_FLOAT64);

@@ -122,7 +122,7 @@ local function all_positions(n)
   return t
 end
 
--- ref with its axes reversed (a:T()).
+-- ref with its axes reversed (a.T).
 function R.T(ref)
   local nd = #ref.shape
   local positions, order = {}, {}

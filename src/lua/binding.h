@@ -22,6 +22,7 @@
 #include "cuarr.h"
 
 #define CUARR_LUA_ARRAY_MT "cuarr.ndarray"
+#define CUARR_LUA_TUPLE_MT "cuarr.tuple" /* the metatable of a.shape and a.strides */
 #define CUARR_LUA_DEVICE_MT "cuarr.Device"
 #define CUARR_LUA_STREAM_MT "cuarr.Stream"
 #define CUARR_LUA_EVENT_MT "cuarr.Event"
@@ -57,6 +58,7 @@ typedef struct cuarr_lua_state {
   cuarr_dtype default_float;                /* dtype of Lua floats and of float creations */
   const void *array_mt;                     /* this Lua state's array metatable (lua_topointer) */
   int array_mt_ref;                         /* and its reference in the registry */
+  int tuple_mt_ref;                         /* a.shape's metatable's reference (tuple.c) */
   cuarr_lua_known_arrays *known;            /* the Lua state's recently recognised arrays */
   cuarr_context ctx;                        /* filled by cuarr_lua_context() */
   const void *class_mt[CUARR_LUA_NCLASSES]; /* each class's metatable, by its id */
@@ -121,6 +123,12 @@ cuarr_array *cuarr_lua_new_array(lua_State *L, cuarr_lua_state *S, int device, c
 /* Raise unless the array lives on the current device (host arrays always pass). */
 void cuarr_lua_check_on_current_device(lua_State *L, cuarr_lua_state *S, const cuarr_array *a);
 void cuarr_lua_push_device(lua_State *L, int device); /* a Device object (or the string "cpu") */
+
+/* ---- tuple.c: a.shape and a.strides, sequences that print as (2, 3) */
+/* Push the n integers of v as a sequence with the tuple metatable. */
+void cuarr_lua_push_tuple(lua_State *L, int n, const int64_t *v);
+/* Make the tuple metatable (once per Lua state) and note its reference in S. */
+void cuarr_lua_open_tuple(lua_State *L, cuarr_lua_state *S);
 
 /* ---- indexing.c: the array's __index for keys that are not strings, and its __newindex */
 int cuarr_lua_array_index_key(lua_State *L);

@@ -22,9 +22,15 @@ static int64_t position(lua_State *L, lua_Integer i, int64_t n, int axis) {
   if (i == 0)
     cuarr_lua_error(L, CUARR_INDEX_ERROR, "index 0 is invalid for axis %d: indices start at 1",
                     axis + 1);
+  /* ipairs(a) ends here: Lua 5.4 gives it no hook, and it stops only at a nil. */
   if (i > n || i < -n)
-    cuarr_lua_error(L, CUARR_INDEX_ERROR, "index %lld is out of bounds for axis %d with size %lld",
-                    (long long)i, axis + 1, (long long)n);
+    cuarr_lua_error(L, CUARR_INDEX_ERROR,
+                    "index %lld is out of bounds for axis %d with size %lld%s", (long long)i,
+                    axis + 1, (long long)n,
+                    i == n + 1 && axis == 0
+                        ? " (to loop over an array use pairs(a) or a:iter(): ipairs(a) reads "
+                          "past the end)"
+                        : "");
   return i > 0 ? i - 1 : n + i;
 }
 

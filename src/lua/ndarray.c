@@ -151,14 +151,6 @@ static int array_lt(lua_State *L) {
                          "use a:lt(b), a:le(b), a:gt(b), a:ge(b) or cuarr.less(a, b) and friends");
 }
 
-static void push_int_list(lua_State *L, int n, const int64_t *v) {
-  lua_createtable(L, n, 0);
-  for (int i = 0; i < n; i++) {
-    lua_pushinteger(L, v[i]);
-    lua_rawseti(L, -2, i + 1);
-  }
-}
-
 void cuarr_lua_push_device(lua_State *L, int device) {
   if (device == CUARR_HOST) {
     lua_pushliteral(L, "cpu");
@@ -194,11 +186,11 @@ static void field_dtype(lua_State *L, void *self) {
 }
 static void field_shape(lua_State *L, void *self) {
   const cuarr_array *a = self;
-  push_int_list(L, a->ndim, a->shape);
+  cuarr_lua_push_tuple(L, a->ndim, a->shape);
 }
 static void field_strides(lua_State *L, void *self) {
   const cuarr_array *a = self;
-  push_int_list(L, a->ndim, a->strides);
+  cuarr_lua_push_tuple(L, a->ndim, a->strides);
 }
 static void field_ndim(lua_State *L, void *self) {
   lua_pushinteger(L, ((cuarr_array *)self)->ndim);
@@ -225,6 +217,12 @@ static void field_data(lua_State *L, void *self) {
 static void field_is_pinned(lua_State *L, void *self) {
   lua_pushboolean(L, ((cuarr_array *)self)->buf->pinned);
 }
+/* a.T: the transposed view (the axes reversed), a field as NumPy's. */
+static void field_T(lua_State *L, void *self) {
+  const cuarr_array *a = self;
+  cuarr_array *v = cuarr_lua_push_array(L, 1);
+  CUARR_LUA_TRY(L, cuarr_view_transpose(a, NULL, v));
+}
 
 static const cuarr_lua_field array_fields[] = {
     {"dtype", field_dtype},
@@ -239,13 +237,65 @@ static const cuarr_lua_field array_fields[] = {
     {"base", field_base},
     {"data", field_data},
     {"is_pinned", field_is_pinned},
+    {"T", field_T},
     {NULL, NULL},
 };
 
 static void *check_array_object(lua_State *L, int idx) { return cuarr_lua_check_array(L, idx); }
 
+/* The iterator of pairs(a): (a, i) -> i + 1, a[i + 1], as a[k] gives it (a Lua value for a 1-D
+ * array, a view otherwise); nothing past the end. */
+static int array_next(lua_State *L) {
+  const cuarr_array *a = cuarr_lua_check_array(L, 1);
+  if (a->ndim == 0)
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "iteration over a 0-d array");
+  int isint = 0;
+  lua_Integer i = lua_type(L, 2) == LUA_TNUMBER ? lua_tointegerx(L, 2, &isint) : 0;
+  if (!isint)
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                           "the iterator's control value must be an integer, got %s",
+                           luaL_typename(L, 2));
+  if (i < 0 || i >= a->shape[0])
+    return 0;
+  lua_settop(L, 1);
+  lua_pushinteger(L, i + 1);
+  cuarr_lua_array_index_key(L); /* a, i + 1, ..., a[i + 1] */
+  lua_pushvalue(L, 2);
+  lua_insert(L, -2);
+  return 2;
+}
+
+/* pairs(a) and a:iter(): the first axis, as a Python for loop walks a NumPy array.  ipairs
+ * cannot do the same (Lua 5.4 has no __ipairs; it reads a[n + 1], an IndexError). */
+static int array_pairs(lua_State *L) {
+  const cuarr_array *a = cuarr_lua_check_array(L, 1);
+  if (a->ndim == 0)
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "iteration over a 0-d array");
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_pushcclosure(L, array_next, 1);
+  lua_pushvalue(L, 1);
+  lua_pushinteger(L, 0);
+  return 3;
+}
+
+/* core.dead_array(a): nothing for a usable array; for a freed or closed one, "freed" or
+ * "closed", its dtype and its shape, which stay readable so that it can still be printed. */
+static int array_dead(lua_State *L) {
+  const cuarr_array *a = cuarr_lua_to_array(L, 1);
+  if (!a)
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #1 must be an array, got %s",
+                           luaL_typename(L, 1));
+  if (a->buf && a->buf->ptr)
+    return 0;
+  lua_pushstring(L, a->buf ? "freed" : "closed");
+  lua_pushstring(L, cuarr_dtype_name(a->dtype));
+  cuarr_lua_push_tuple(L, a->ndim, a->shape);
+  return 3;
+}
+
 static const luaL_Reg array_methods[] = {
     {"free", array_free},
+    {"iter", array_pairs},
     {NULL, NULL},
 };
 
@@ -254,6 +304,7 @@ static const luaL_Reg array_metamethods[] = {
     {"__gc", array_gc},
     {"__close", array_close},
     {"__len", array_len},
+    {"__pairs", array_pairs},
     {"__lt", array_lt},
     {"__le", array_lt},
     {NULL, NULL},
@@ -296,6 +347,12 @@ void cuarr_lua_open_ndarray(lua_State *L, const cuarr_lua_module *m) {
   cuarr_lua_state *S = lua_touserdata(L, m->state);
   S->array_mt = cuarr_lua_class_metatable(S, &cuarr_lua_ndarray_class);
   S->known = known_arrays_of(L);
+  cuarr_lua_open_tuple(L, S);
+  static const luaL_Reg functions[] = {
+      {"dead_array", array_dead},
+      {NULL, NULL},
+  };
+  cuarr_lua_set_functions(L, m, m->functions, functions);
   if (S->array_mt_ref == LUA_NOREF) { /* a later load finds the same metatable */
     luaL_getmetatable(L, CUARR_LUA_ARRAY_MT);
     S->array_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);

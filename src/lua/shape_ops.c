@@ -150,11 +150,6 @@ static int array_transpose(lua_State *L) {
   return 1;
 }
 
-static int array_T(lua_State *L) {
-  lua_settop(L, 1);
-  return array_transpose(L);
-}
-
 static int array_swapaxes(lua_State *L) {
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
   int a1 = cuarr_lua_check_axis(L, 2, a->ndim, false, "swapaxes");
@@ -235,7 +230,6 @@ void cuarr_lua_open_shape_ops(lua_State *L, const cuarr_lua_module *m) {
       {"ravel", array_ravel},
       {"flatten", array_flatten},
       {"transpose", array_transpose},
-      {"T", array_T},
       {"swapaxes", array_swapaxes},
       {"squeeze", array_squeeze},
       {"expand_dims", array_expand_dims},

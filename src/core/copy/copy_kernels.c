@@ -209,7 +209,7 @@ static int64_t magnitude(int64_t x) { return x >= 0 ? x : x == INT64_MIN ? INT64
 
 /* The strided kernel's warps walk dst's innermost axis (the last after plan_make's sort), so they
  * write dst in whole sectors, and read src in whole sectors only where src is contiguous along
- * that axis as well.  Where src is contiguous along another axis (m:T():copy(): src steps by a
+ * that axis as well.  Where src is contiguous along another axis (m.T:copy(): src steps by a
  * whole row per element of dst's row), each element read costs a sector of its own and the
  * rest of that sector is read again, from L2 at best, when the walk comes back to it: about a
  * sixth of the copy's bandwidth on a large float32 matrix.  The transpose kernel reads tiles
