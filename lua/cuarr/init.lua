@@ -12,7 +12,9 @@ local M = {}
 local mt = core.metatables
 
 for name, value in pairs(core) do
-  if name ~= "metatables" and name ~= "cpu" and name ~= "raise" then M[name] = value end
+  if name ~= "metatables" and name ~= "cpu" and name ~= "raise" and name ~= "check_options" then
+    M[name] = value
+  end
 end
 
 -- dtype names as constants: cuarr.float32 == "float32".

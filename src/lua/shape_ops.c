@@ -194,6 +194,9 @@ static int array_copy(lua_State *L) {
 static int array_astype(lua_State *L) {
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
   cuarr_dtype d = cuarr_lua_check_dtype(L, 2);
+  static const char *const keys[] = {"copy", "order", NULL};
+  if (lua_istable(L, 3))
+    cuarr_lua_check_options(L, 3, "astype", keys);
   if (d == a->dtype && !cuarr_lua_opt_bool_field(L, 3, "copy", true)) {
     lua_settop(L, 1);
     return 1;
