@@ -86,6 +86,17 @@ case { "linalg.norm with ord and axis",
        works = { keepdims = true } }
 case { "astype", function(xp, o) return xp.ones(3):astype("float32", o) end,
        works = { copy = false, order = "C" } }
+local ORDER = { order = "C" }
+case { "reshape", function(xp, o) return xp.ones(6):reshape({ 2, 3 }, o) end, works = ORDER }
+case { "ravel", function(xp, o) return xp.ones({ 2, 3 }):ravel(o) end, works = ORDER }
+case { "flatten", function(xp, o) return xp.ones({ 2, 3 }):flatten(o) end, works = ORDER }
+case { "copy", function(xp, o) return xp.ones({ 2, 3 }):copy(o) end, works = ORDER }
+case { "pinned_array", function(_, o) return cuarr.pinned_array({ 2, 3 }, "float32", o) end,
+       works = ORDER, device_only = true }
+case { "clip", function(xp, o) return xp.clip(xp.ones(3), 0, 1, o) end,
+       works = { out = out_of({ 3 }) } }
+case { "where", function(xp, o) local a = xp.ones(3); return xp.where(a:gt(0), a, a, o) end,
+       works = { out = out_of({ 3 }) } }
 case { "add", function(xp, o) local a = xp.ones(3); return xp.add(a, a, o) end,
        works = { out = out_of({ 3 }) } }
 case { "negative", function(xp, o) return xp.negative(xp.ones(3), o) end,
