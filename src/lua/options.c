@@ -88,7 +88,7 @@ static bool is_accepted(const char *key, size_t len, const char *const *accepted
 
 void cuarr_lua_check_options(lua_State *L, int idx, const char *fn, const char *const *accepted) {
   idx = lua_absindex(L, idx);
-  cuarr_lua_check_stack(L, 2);
+  cuarr_lua_check_stack(L, 3); /* the walk's key and value, and a copy of a key to name it */
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     lua_pop(L, 1); /* the value; the key stays for lua_next */
