@@ -11,8 +11,11 @@ local printing = require "cuarr.printing"
 local M = {}
 local mt = core.metatables
 
+-- core's helpers for the front end stay out of the user's namespace.
+local internal = { metatables = true, cpu = true, raise = true, dead_array = true,
+                   check_options = true }
 for name, value in pairs(core) do
-  if name ~= "metatables" and name ~= "cpu" and name ~= "raise" and name ~= "dead_array" then
+  if not internal[name] then
     M[name] = value
   end
 end
@@ -35,8 +38,13 @@ M.cpu = cpu
 -- Numba's explicit-transfer names.
 M.device_array = M.empty
 M.device_array_like = M.empty_like
-function M.pinned_array(shape, dtype)
-  return core.cpu.empty(shape, dtype, { pinned = true })
+function M.pinned_array(shape, dtype, opts)
+  if opts == nil then return core.cpu.empty(shape, dtype, { pinned = true }) end
+  if type(opts) ~= "table" then
+    core.raise("TypeError", "pinned_array: options must be a table, got " .. type(opts))
+  end
+  core.check_options(opts, "pinned_array", { "order" })
+  return core.cpu.empty(shape, dtype, { pinned = true, order = opts.order })
 end
 function M.asnumpy(a, stream)
   if getmetatable(a) ~= mt.ndarray then

@@ -14,6 +14,9 @@ local type, mtype, getmetatable, tostring, ipairs, pairs = type, math.type, getm
   tostring, ipairs, pairs
 local huge = math.huge
 local fmt = string.format
+local next = next
+-- The binding's one check of an options table's keys (unknown ones are a ValueError).
+local check_options = require("cuarr.core").check_options
 
 -- (M, cpu, mt, raise): the device namespace, the host one, the metatables, core.raise.
 return function(M, cpu, mt, raise)
@@ -25,11 +28,19 @@ return function(M, cpu, mt, raise)
   -- ---------------------------------------------------------------- arguments
 
   local OPTION_KEYS = { "axis", "keepdims", "dtype", "out", "ddof" }
+  -- The options each function takes (ptp refuses a dtype itself, with a TypeError).
+  local KEYS = { "axis", "keepdims", "dtype", "out" }
+  local VARIANCE_KEYS = { "axis", "keepdims", "dtype", "out", "ddof" }
+  local NORM_KEYS = { "ord", "axis", "keepdims" }
 
-  -- A table is options when it has one of their keys; otherwise a sequence of axes (the
-  -- binding's rule, so that `a:mean{axis = 2}` and `a:mean({1, 2})` both work).
+  -- A table is options when it has a string key ({keepdim = true} too, to be refused by name)
+  -- or one of their keys read through __index; otherwise a sequence of axes (the binding's
+  -- rule, so that `a:mean{axis = 2}` and `a:mean({1, 2})` both work).
   local function is_options(t)
     if type(t) ~= "table" or is_array(t) then return false end
+    for k in next, t do
+      if type(k) == "string" then return true end
+    end
     for _, k in ipairs(OPTION_KEYS) do
       if t[k] ~= nil then return true end
     end
@@ -38,12 +49,16 @@ return function(M, cpu, mt, raise)
 
   -- fn(a [, axis] [, opts]) or fn(a, opts): the axis and the options (a table, never nil),
   -- checked as far as the built-in reductions do not check them themselves.
-  local function read_args(name, a, axis, opts)
+  local function read_args(name, a, axis, opts, keys)
     if not is_array(a) then
       raise("TypeError", fmt("%s: argument #1 must be an array, got %s", name, type(a)))
     end
     if is_options(axis) then
+      if opts ~= nil then
+        raise("TypeError", fmt("%s: the options are given twice (argument #2 is options)", name))
+      end
       opts = axis
+      check_options(opts, name, keys)
       axis = opts.axis
     else
       if opts == nil then
@@ -51,6 +66,7 @@ return function(M, cpu, mt, raise)
       elseif type(opts) ~= "table" then
         raise("TypeError", fmt("%s: options must be a table, got %s", name, type(opts)))
       end
+      check_options(opts, name, keys)
       if opts.axis ~= nil then
         if axis ~= nil then raise("ValueError", name .. ": the axis is given twice") end
         axis = opts.axis
@@ -159,7 +175,7 @@ return function(M, cpu, mt, raise)
   end
 
   local function mean(a, axis, opts)
-    axis, opts = read_args("mean", a, axis, opts)
+    axis, opts = read_args("mean", a, axis, opts, KEYS)
     return mean_of(a, axis, opts)
   end
 
@@ -189,14 +205,14 @@ return function(M, cpu, mt, raise)
   end
 
   local function var(a, axis, opts)
-    axis, opts = read_args("var", a, axis, opts)
+    axis, opts = read_args("var", a, axis, opts, VARIANCE_KEYS)
     local v, result = variance("var", a, axis, opts)
     if v.dtype ~= result then v = v:astype(result) end
     return deliver("var", v, opts.out)
   end
 
   local function std(a, axis, opts)
-    axis, opts = read_args("std", a, axis, opts)
+    axis, opts = read_args("std", a, axis, opts, VARIANCE_KEYS)
     local v, result, xp = variance("std", a, axis, opts)
     xp.sqrt(v, v)
     if v.dtype ~= result then v = v:astype(result) end
@@ -206,7 +222,7 @@ return function(M, cpu, mt, raise)
   -- ---------------------------------------------------------------- nanmean, ptp
 
   local function nanmean(a, axis, opts)
-    axis, opts = read_args("nanmean", a, axis, opts)
+    axis, opts = read_args("nanmean", a, axis, opts, KEYS)
     if not is_float(a.dtype) then return mean_of(a, axis, opts) end -- no NaN in it
     local xp = get_array_module(a)
     local compute, result = mean_dtypes(a.dtype, opts.dtype)
@@ -218,7 +234,7 @@ return function(M, cpu, mt, raise)
   end
 
   local function ptp(a, axis, opts)
-    axis, opts = read_args("ptp", a, axis, opts)
+    axis, opts = read_args("ptp", a, axis, opts, KEYS)
     if opts.dtype ~= nil then raise("TypeError", "ptp takes no dtype") end
     local xp = get_array_module(a)
     local kd = { keepdims = opts.keepdims or false }
@@ -272,8 +288,11 @@ return function(M, cpu, mt, raise)
   end
 
   local function is_norm_options(t)
-    return type(t) == "table" and not is_array(t)
-      and (t.keepdims ~= nil or t.axis ~= nil or t.ord ~= nil)
+    if type(t) ~= "table" or is_array(t) then return false end
+    for k in next, t do
+      if type(k) == "string" then return true end
+    end
+    return t.keepdims ~= nil or t.axis ~= nil or t.ord ~= nil
   end
 
   -- numpy.linalg.norm(x, ord, axis, keepdims): norm(x, ord, axis, {keepdims=}) or
@@ -294,6 +313,7 @@ return function(M, cpu, mt, raise)
     elseif type(opts) ~= "table" then
       raise("TypeError", fmt("norm: options must be a table, got %s", type(opts)))
     end
+    check_options(opts, "norm", NORM_KEYS)
     local keepdims = opts.keepdims
     if keepdims == nil then
       keepdims = false

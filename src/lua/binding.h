@@ -20,6 +20,7 @@
 #include "args.h"
 #include "classes.h"
 #include "cuarr.h"
+#include "options.h"
 
 #define CUARR_LUA_ARRAY_MT "cuarr.ndarray"
 #define CUARR_LUA_TUPLE_MT "cuarr.tuple" /* the metatable of a.shape and a.strides */

@@ -16,9 +16,15 @@ static int placement(lua_State *L, cuarr_lua_state *S) {
   return ON_HOST(L) ? CUARR_HOST : cuarr_lua_current_device(L, S);
 }
 
+/* The options each kind of creation takes ("order" is NumPy's layout: C or F). */
+static const char *const SHAPED_KEYS[] = {"dtype", "pinned", "order", NULL};
+static const char *const RANGE_KEYS[] = {"dtype", "pinned", NULL};
+static const char *const LINSPACE_KEYS[] = {"dtype", "pinned", "endpoint", NULL};
+
 /* The optional trailing arguments from idx on: a dtype string and/or an options table
- * ({dtype=, pinned=, ...}).  Returns the options table's index (0 when none). */
-static int tail_args(lua_State *L, int idx, int *dtype) {
+ * ({dtype=, pinned=, ...}) whose keys are among `keys`.  Returns the options table's index (0
+ * when none). */
+static int tail_args(lua_State *L, int idx, int *dtype, const char *fn, const char *const *keys) {
   int opts = 0;
   if (lua_type(L, idx) == LUA_TSTRING) {
     *dtype = (int)cuarr_lua_check_dtype(L, idx);
@@ -28,6 +34,7 @@ static int tail_args(lua_State *L, int idx, int *dtype) {
   }
   if (lua_type(L, idx) == LUA_TTABLE) {
     opts = idx;
+    cuarr_lua_check_options(L, opts, fn, keys);
     if (cuarr_lua_get_option(L, opts, "dtype") != LUA_TNIL)
       *dtype = (int)cuarr_lua_check_dtype(L, -1);
     lua_pop(L, 1);
@@ -46,12 +53,12 @@ static bool pinned_option(lua_State *L, int opts) {
 }
 
 /* The new array for a creation: shape from argument 1, dtype/options from tail_idx on. */
-static cuarr_array *create(lua_State *L, int tail_idx, int dtype_default) {
+static cuarr_array *create(lua_State *L, int tail_idx, int dtype_default, const char *fn) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   int64_t shape[CUARR_MAXDIM];
   int ndim = cuarr_lua_check_shape(L, 1, shape);
   int dtype = dtype_default;
-  int opts = tail_args(L, tail_idx, &dtype);
+  int opts = tail_args(L, tail_idx, &dtype, fn, SHAPED_KEYS);
   bool pinned = pinned_option(L, opts);
   return cuarr_lua_new_array(L, S, placement(L, S), (cuarr_dtype)dtype, ndim, shape, pinned);
 }
@@ -67,17 +74,17 @@ static cuarr_scalar scalar_int(int64_t i) {
 }
 
 static int l_empty(lua_State *L) {
-  create(L, 2, (int)CUARR_LUA_STATE(L)->default_float);
+  create(L, 2, (int)CUARR_LUA_STATE(L)->default_float, "empty");
   return 1;
 }
 
 static int l_zeros(lua_State *L) {
-  fill(L, create(L, 2, (int)CUARR_LUA_STATE(L)->default_float), scalar_int(0));
+  fill(L, create(L, 2, (int)CUARR_LUA_STATE(L)->default_float, "zeros"), scalar_int(0));
   return 1;
 }
 
 static int l_ones(lua_State *L) {
-  fill(L, create(L, 2, (int)CUARR_LUA_STATE(L)->default_float), scalar_int(1));
+  fill(L, create(L, 2, (int)CUARR_LUA_STATE(L)->default_float, "ones"), scalar_int(1));
   return 1;
 }
 
@@ -92,32 +99,32 @@ static int l_full(lua_State *L) {
     return cuarr_lua_error(L, CUARR_TYPE_ERROR,
                            "full: the fill value must be a number or boolean, got %s",
                            luaL_typename(L, 2));
-  fill(L, create(L, 3, (int)dtype_of_value(CUARR_LUA_STATE(L), v)), v);
+  fill(L, create(L, 3, (int)dtype_of_value(CUARR_LUA_STATE(L), v), "full"), v);
   return 1;
 }
 
 /* *_like(a[, dtype][, opts]): a's shape (and dtype unless given). */
-static cuarr_array *create_like(lua_State *L, int tail_idx) {
+static cuarr_array *create_like(lua_State *L, int tail_idx, const char *fn) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
   int dtype = (int)a->dtype;
-  int opts = tail_args(L, tail_idx, &dtype);
+  int opts = tail_args(L, tail_idx, &dtype, fn, SHAPED_KEYS);
   bool pinned = pinned_option(L, opts);
   return cuarr_lua_new_array(L, S, placement(L, S), (cuarr_dtype)dtype, a->ndim, a->shape, pinned);
 }
 
 static int l_empty_like(lua_State *L) {
-  create_like(L, 2);
+  create_like(L, 2, "empty_like");
   return 1;
 }
 
 static int l_zeros_like(lua_State *L) {
-  fill(L, create_like(L, 2), scalar_int(0));
+  fill(L, create_like(L, 2, "zeros_like"), scalar_int(0));
   return 1;
 }
 
 static int l_ones_like(lua_State *L) {
-  fill(L, create_like(L, 2), scalar_int(1));
+  fill(L, create_like(L, 2, "ones_like"), scalar_int(1));
   return 1;
 }
 
@@ -127,7 +134,7 @@ static int l_full_like(lua_State *L) {
     return cuarr_lua_error(L, CUARR_TYPE_ERROR,
                            "full_like: the fill value must be a number or boolean, got %s",
                            luaL_typename(L, 2));
-  fill(L, create_like(L, 3), v);
+  fill(L, create_like(L, 3, "full_like"), v);
   return 1;
 }
 
@@ -147,7 +154,7 @@ static int l_arange(lua_State *L) {
     return cuarr_lua_error(L, CUARR_TYPE_ERROR,
                            "arange needs numbers: arange([start,] stop[, step][, dtype])");
   int dtype = all_int ? CUARR_INT64 : (int)S->default_float;
-  int opts = tail_args(L, nnum + 1, &dtype);
+  int opts = tail_args(L, nnum + 1, &dtype, "arange", RANGE_KEYS);
   bool pinned = pinned_option(L, opts);
   int64_t n;
   cuarr_scalar start, step, none = {0};
@@ -220,7 +227,7 @@ static int l_linspace(lua_State *L) {
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "linspace: num must be non-negative, got %lld",
                            (long long)num);
   int dtype = (int)S->default_float;
-  int opts = tail_args(L, tail, &dtype);
+  int opts = tail_args(L, tail, &dtype, "linspace", LINSPACE_KEYS);
   bool endpoint = opts ? cuarr_lua_opt_bool_field(L, opts, "endpoint", true) : true;
   bool pinned = pinned_option(L, opts);
   int64_t n = num;
@@ -248,12 +255,13 @@ static int l_linspace(lua_State *L) {
 }
 
 /* eye(n[, m][, k][, dtype]) -- ones on the k-th diagonal (k > 0 above the main one). */
-static int eye_from(lua_State *L, lua_Integer n, lua_Integer m, lua_Integer k, int tail) {
+static int eye_from(lua_State *L, lua_Integer n, lua_Integer m, lua_Integer k, int tail,
+                    const char *fn) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   if (n < 0 || m < 0)
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "eye: negative dimensions are not allowed");
   int dtype = (int)S->default_float;
-  int opts = tail_args(L, tail, &dtype);
+  int opts = tail_args(L, tail, &dtype, fn, RANGE_KEYS);
   bool pinned = pinned_option(L, opts);
   int64_t shape[2] = {n, m};
   cuarr_array *r = cuarr_lua_new_array(L, S, placement(L, S), (cuarr_dtype)dtype, 2, shape, pinned);
@@ -289,20 +297,20 @@ static int l_eye(lua_State *L) {
       tail = 4;
     }
   }
-  return eye_from(L, n, m, k, tail);
+  return eye_from(L, n, m, k, tail, "eye");
 }
 
 static int l_identity(lua_State *L) {
   lua_Integer n = cuarr_lua_check_integer(L, 1, "n");
-  return eye_from(L, n, n, 0, 2);
+  return eye_from(L, n, n, 0, 2, "identity");
 }
 
 /* array(obj[, dtype][, opts]) copies always; asarray returns obj itself when it is already an
  * array of the right placement and dtype. */
-static int make_array(lua_State *L, bool always_copy) {
+static int make_array(lua_State *L, bool always_copy, const char *fn) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   int dtype = -1;
-  int opts = tail_args(L, 2, &dtype);
+  int opts = tail_args(L, 2, &dtype, fn, SHAPED_KEYS);
   bool pinned = pinned_option(L, opts);
   int where = placement(L, S);
   if (lua_type(L, 1) == LUA_TTABLE || lua_type(L, 1) == LUA_TNUMBER ||
@@ -326,8 +334,8 @@ static int make_array(lua_State *L, bool always_copy) {
   return 1;
 }
 
-static int l_array(lua_State *L) { return make_array(L, true); }
-static int l_asarray(lua_State *L) { return make_array(L, false); }
+static int l_array(lua_State *L) { return make_array(L, true, "array"); }
+static int l_asarray(lua_State *L) { return make_array(L, false, "asarray"); }
 
 static int l_set_default_dtype(lua_State *L) {
   cuarr_dtype d = cuarr_lua_check_dtype(L, 1);

@@ -24,6 +24,10 @@ static int l_elementwise_kernel(lua_State *L) {
   const char *operation = cuarr_lua_check_string(L, 3, "operation");
   const char *name = "kernel";
   int opts = cuarr_lua_kernel_name_and_opts(L, 4, &name);
+  static const char *const keys[] = {"name",       "preamble", "loop_prep",
+                                     "after_loop", "options",  NULL};
+  if (opts)
+    cuarr_lua_check_options(L, opts, "ElementwiseKernel", keys);
   cuarr_elementwise_kernel_options o = {0};
   const char *options[CUARR_LUA_MAX_OPTIONS];
   if (opts) {
@@ -52,6 +56,8 @@ static int kernel_call(lua_State *L) {
   int nargs = lua_gettop(L) - 1;
   int64_t size = -1;
   if (nargs > 0 && lua_istable(L, nargs + 1) && !cuarr_lua_to_array(L, nargs + 1)) {
+    static const char *const keys[] = {"size", NULL};
+    cuarr_lua_check_options(L, nargs + 1, "ElementwiseKernel call", keys);
     if (cuarr_lua_get_option(L, nargs + 1, "size") != LUA_TNIL) {
       size = cuarr_lua_check_integer(L, -1, "size");
       if (size < 0)

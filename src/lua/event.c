@@ -32,6 +32,9 @@ static int l_event(lua_State *L) {
   if (!lua_isnoneornil(L, 1) && !lua_istable(L, 1))
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "Event takes an options table, got %s",
                            luaL_typename(L, 1));
+  static const char *const keys[] = {"timing", "blocking", NULL};
+  if (lua_istable(L, 1))
+    cuarr_lua_check_options(L, 1, "Event", keys);
   bool timing = cuarr_lua_opt_bool_field(L, 1, "timing", true);
   bool blocking = cuarr_lua_opt_bool_field(L, 1, "blocking", false);
   return cuarr_lua_push_event(L, cuarr_lua_current_device(L, S), timing, blocking);

@@ -79,6 +79,8 @@ CUARR_API int luaopen_cuarr_core(lua_State *L) {
   lua_setfield(L, m.functions, "perf_counter");
   lua_pushcfunction(L, l_raise);
   lua_setfield(L, m.functions, "raise");
+  lua_pushcfunction(L, cuarr_lua_l_check_options);
+  lua_setfield(L, m.functions, "check_options");
   lua_pushvalue(L, m.cpu);
   lua_setfield(L, m.functions, "cpu");
   /* The metatables, for the front end to extend (printing, guards, ...). */

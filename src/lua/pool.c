@@ -67,6 +67,9 @@ static int pool_set_limit(lua_State *L) {
     return cuarr_lua_error(L, CUARR_TYPE_ERROR,
                            "set_limit takes a table {size=} or {fraction=}, got %s",
                            luaL_typename(L, 2));
+  static const char *const keys[] = {"size", "fraction", NULL};
+  if (lua_istable(L, 2))
+    cuarr_lua_check_options(L, 2, "set_limit", keys);
   int ts = cuarr_lua_get_option(L, 2, "size"), tf = cuarr_lua_get_option(L, 2, "fraction");
   if (ts != LUA_TNIL && tf != LUA_TNIL)
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "set_limit: give size or fraction, not both");

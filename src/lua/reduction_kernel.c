@@ -32,6 +32,9 @@ static int l_reduction_kernel(lua_State *L) {
                            luaL_typename(L, 6));
   const char *name = "reduce_kernel";
   int opts = cuarr_lua_kernel_name_and_opts(L, 7, &name);
+  static const char *const keys[] = {"name", "reduce_type", "preamble", "options", NULL};
+  if (opts)
+    cuarr_lua_check_options(L, opts, "ReductionKernel", keys);
   cuarr_reduction_kernel_options o = {0};
   const char *options[CUARR_LUA_MAX_OPTIONS];
   if (opts) {
@@ -81,6 +84,8 @@ static int kernel_call(lua_State *L) {
   bool keepdims = false;
   int out_idx = 0;
   if (opts) {
+    static const char *const keys[] = {"axis", "keepdims", "out", NULL};
+    cuarr_lua_check_options(L, opts, "ReductionKernel call", keys);
     int t = cuarr_lua_get_option(L, opts, "axis");
     if (t == LUA_TTABLE) {
       axes = 0;

@@ -46,11 +46,17 @@ static void read_axes(lua_State *L, int idx, int ndim, const char *fn, bool one,
   }
 }
 
-/* A table is options when it has one of their keys; otherwise a sequence of axes. */
+/* The options of the reductions and scans (a scan refuses keepdims = true itself). */
+static const char *const OPTION_KEYS[] = {"axis", "keepdims", "dtype", "out", NULL};
+
+/* A table is options when it has a string key ({keepdim = true} too, to be refused by name) or
+ * one of their keys read through __index; otherwise a sequence of axes. */
 static bool is_options(lua_State *L, int idx) {
   static const char *const keys[] = {"axis", "keepdims", "dtype", "out", "ddof"};
   if (!lua_istable(L, idx))
     return false;
+  if (cuarr_lua_has_string_key(L, idx))
+    return true;
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
     bool has = lua_getfield(L, idx, keys[i]) != LUA_TNIL;
     lua_pop(L, 1);
@@ -68,6 +74,10 @@ static void read_options(lua_State *L, const cuarr_array *a, const char *fn, boo
   int ndim = scan && a->ndim == 0 ? 1 : a->ndim;
   if (is_options(L, 2)) {
     opts = 2;
+    if (!lua_isnoneornil(L, 3))
+      cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                      "%s: the options are given twice (argument #2 is options), got a %s after",
+                      fn, luaL_typename(L, 3));
   } else {
     read_axes(L, 2, ndim, fn, one || scan, o);
     if (!lua_isnoneornil(L, 3)) {
@@ -79,6 +89,7 @@ static void read_options(lua_State *L, const cuarr_array *a, const char *fn, boo
   }
   if (!opts)
     return;
+  cuarr_lua_check_options(L, opts, fn, OPTION_KEYS);
   if (cuarr_lua_get_option(L, opts, "axis") != LUA_TNIL) {
     if (o->axis_given)
       cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: the axis is given twice", fn);

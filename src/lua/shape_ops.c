@@ -27,6 +27,14 @@ static int int_list(lua_State *L, int idx, int64_t *out, const char *what) {
   return n < 0 ? 0 : n;
 }
 
+/* The options of reshape, ravel, flatten and copy: {order=} (NumPy's layout, read by the
+ * functions that take it); a table at idx is checked, so that no other key is ignored. */
+static void check_order_options(lua_State *L, int idx, const char *fn) {
+  static const char *const keys[] = {"order", NULL};
+  if (lua_istable(L, idx))
+    cuarr_lua_check_options(L, idx, fn, keys);
+}
+
 /* A C-contiguous copy of the array at idx (same device and dtype unless dtype >= 0). */
 static cuarr_array *push_copy(lua_State *L, cuarr_lua_state *S, int idx, int dtype) {
   const cuarr_array *a = cuarr_lua_check_array(L, idx);
@@ -80,6 +88,8 @@ static void resolve_shape(lua_State *L, int64_t size, int n, int64_t *shape) {
 static int array_reshape(lua_State *L) {
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
   int64_t shape[CUARR_MAXDIM];
+  if (lua_istable(L, 2))
+    check_order_options(L, 3, "reshape");
   int n = int_list(L, 2, shape, "shape");
   resolve_shape(L, cuarr_array_size(a), n, shape);
   int base = 1;
@@ -100,6 +110,7 @@ static int array_reshape(lua_State *L) {
 
 /* a:ravel() is a view when a is contiguous; a:flatten() always copies. */
 static int array_ravel(lua_State *L) {
+  check_order_options(L, 2, "ravel");
   lua_settop(L, 1);
   lua_pushinteger(L, -1);
   return array_reshape(L);
@@ -107,6 +118,7 @@ static int array_ravel(lua_State *L) {
 
 static int array_flatten(lua_State *L) {
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
+  check_order_options(L, 2, "flatten");
   int64_t n = cuarr_array_size(a);
   push_copy(L, CUARR_LUA_STATE(L), 1, -1);
   cuarr_array *v = cuarr_lua_push_array(L, -1);
@@ -181,6 +193,7 @@ static int array_expand_dims(lua_State *L) {
 }
 
 static int array_copy(lua_State *L) {
+  check_order_options(L, 2, "copy");
   push_copy(L, CUARR_LUA_STATE(L), 1, -1);
   return 1;
 }
@@ -189,6 +202,9 @@ static int array_copy(lua_State *L) {
 static int array_astype(lua_State *L) {
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
   cuarr_dtype d = cuarr_lua_check_dtype(L, 2);
+  static const char *const keys[] = {"copy", "order", NULL};
+  if (lua_istable(L, 3))
+    cuarr_lua_check_options(L, 3, "astype", keys);
   if (d == a->dtype && !cuarr_lua_opt_bool_field(L, 3, "copy", true)) {
     lua_settop(L, 1);
     return 1;

@@ -55,6 +55,9 @@ static int l_stream(lua_State *L) {
   if (!lua_isnoneornil(L, 1) && !lua_istable(L, 1))
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "Stream takes an options table, got %s",
                            luaL_typename(L, 1));
+  static const char *const keys[] = {"non_blocking", "priority", NULL};
+  if (lua_istable(L, 1))
+    cuarr_lua_check_options(L, 1, "Stream", keys);
   bool non_blocking = cuarr_lua_opt_bool_field(L, 1, "non_blocking", false);
   int priority = 0;
   if (cuarr_lua_get_option(L, 1, "priority") != LUA_TNIL) {

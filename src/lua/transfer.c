@@ -36,9 +36,11 @@ static cuarr_array *push_host_copy(lua_State *L, cuarr_lua_state *S, int idx, in
   return h;
 }
 
-/* The stream in argument idx, which is a Stream or an options table {stream=}. */
-static int stream_arg(lua_State *L, int idx) {
+/* The stream in argument idx, which is a Stream or an options table {stream=} (fn's). */
+static int stream_arg(lua_State *L, int idx, const char *fn) {
+  static const char *const keys[] = {"stream", NULL};
   if (lua_type(L, idx) == LUA_TTABLE) {
+    cuarr_lua_check_options(L, idx, fn, keys);
     cuarr_lua_get_option(L, idx, "stream");
     lua_replace(L, idx);
   }
@@ -49,12 +51,12 @@ static int stream_arg(lua_State *L, int idx) {
 static int array_get(lua_State *L) {
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
   if (cuarr_array_device(a) == CUARR_HOST) {
-    cuarr_lua_opt_stream(L,
-                         stream_arg(L, 2)); /* checked all the same: a bad argument is an error */
+    cuarr_lua_opt_stream(
+        L, stream_arg(L, 2, "get")); /* checked all the same: a bad argument is an error */
     lua_settop(L, 1);
     return 1;
   }
-  push_host_copy(L, CUARR_LUA_STATE(L), 1, stream_arg(L, 2));
+  push_host_copy(L, CUARR_LUA_STATE(L), 1, stream_arg(L, 2, "get"));
   return 1;
 }
 
@@ -71,7 +73,7 @@ static bool same_shape(const cuarr_array *a, const cuarr_array *b) {
 static int array_set(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
-  cuarr_stream *stream = cuarr_lua_opt_stream(L, stream_arg(L, 3));
+  cuarr_stream *stream = cuarr_lua_opt_stream(L, stream_arg(L, 3, "set"));
   const cuarr_array *src = lua_type(L, 2) == LUA_TTABLE
                                ? cuarr_lua_host_array_from_lua(L, S, 2, a->dtype)
                                : cuarr_lua_check_array(L, 2);
@@ -95,7 +97,7 @@ static int array_copy_to_host(lua_State *L) {
                              "copy_to_host: the destination is not a host array");
     if (!same_shape(a, h))
       return cuarr_lua_error(L, CUARR_VALUE_ERROR, "copy_to_host: the shapes differ");
-    cuarr_lua_copy_into(L, S, h, a, cuarr_lua_opt_stream(L, stream_arg(L, 3)));
+    cuarr_lua_copy_into(L, S, h, a, cuarr_lua_opt_stream(L, stream_arg(L, 3, "copy_to_host")));
     lua_settop(L, 2);
     return 1;
   }
@@ -104,7 +106,7 @@ static int array_copy_to_host(lua_State *L) {
     return cuarr_lua_error(L, CUARR_TYPE_ERROR,
                            "copy_to_host: argument #2 must be a host array or a Stream, got %s",
                            luaL_typename(L, 2));
-  push_host_copy(L, S, 1, stream_arg(L, 2));
+  push_host_copy(L, S, 1, stream_arg(L, 2, "copy_to_host"));
   return 1;
 }
 
@@ -141,7 +143,8 @@ static int array_item(lua_State *L) {
 /* cuarr.to_device(h[, stream]) -- a device copy (same dtype) on the current device. */
 static int to_device(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
-  cuarr_stream *stream = cuarr_lua_opt_stream(L, stream_arg(L, 2)); /* before anything is pushed */
+  cuarr_stream *stream =
+      cuarr_lua_opt_stream(L, stream_arg(L, 2, "to_device")); /* before anything is pushed */
   int hidx = 1;
   const cuarr_array *h;
   if (lua_type(L, 1) == LUA_TTABLE) {

@@ -68,6 +68,8 @@ static int ufunc_call(lua_State *L) {
   if (!metamethod && !lua_isnoneornil(L, nin + 1)) {
     out_idx = nin + 1;
     if (lua_istable(L, out_idx)) { /* {out = a} */
+      static const char *const keys[] = {"out", NULL};
+      cuarr_lua_check_options(L, out_idx, name, keys);
       cuarr_lua_get_option(L, out_idx, "out");
       lua_replace(L, out_idx);
       if (lua_isnil(L, out_idx))
