@@ -4,10 +4,12 @@
  *
  * Each function is registered twice: in the module (device arrays, on the current device) and
  * in cuarr.cpu (host arrays); upvalue 2 says which.  Host creations take {pinned = true}.
+ * empty, zeros, ones, full, their *_like and array/asarray take {order = ...} (NumPy's).
  */
 #include <math.h>
 
 #include "binding.h"
+#include "order.h"
 
 #define ON_HOST(L) lua_toboolean((L), lua_upvalueindex(2))
 
@@ -46,14 +48,18 @@ static bool pinned_option(lua_State *L, int opts) {
 }
 
 /* The new array for a creation: shape from argument 1, dtype/options from tail_idx on. */
-static cuarr_array *create(lua_State *L, int tail_idx, int dtype_default) {
+static cuarr_array *create(lua_State *L, int tail_idx, int dtype_default, const char *fn) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   int64_t shape[CUARR_MAXDIM];
   int ndim = cuarr_lua_check_shape(L, 1, shape);
   int dtype = dtype_default;
   int opts = tail_args(L, tail_idx, &dtype);
   bool pinned = pinned_option(L, opts);
-  return cuarr_lua_new_array(L, S, placement(L, S), (cuarr_dtype)dtype, ndim, shape, pinned);
+  char order = cuarr_lua_order_option(L, opts, "CF", 'C', fn);
+  cuarr_array *r =
+      cuarr_lua_new_array(L, S, placement(L, S), (cuarr_dtype)dtype, ndim, shape, pinned);
+  cuarr_lua_lay_out(r, order, NULL);
+  return r;
 }
 
 static void fill(lua_State *L, cuarr_array *a, cuarr_scalar v) {
@@ -67,17 +73,17 @@ static cuarr_scalar scalar_int(int64_t i) {
 }
 
 static int l_empty(lua_State *L) {
-  create(L, 2, (int)CUARR_LUA_STATE(L)->default_float);
+  create(L, 2, (int)CUARR_LUA_STATE(L)->default_float, "empty");
   return 1;
 }
 
 static int l_zeros(lua_State *L) {
-  fill(L, create(L, 2, (int)CUARR_LUA_STATE(L)->default_float), scalar_int(0));
+  fill(L, create(L, 2, (int)CUARR_LUA_STATE(L)->default_float, "zeros"), scalar_int(0));
   return 1;
 }
 
 static int l_ones(lua_State *L) {
-  fill(L, create(L, 2, (int)CUARR_LUA_STATE(L)->default_float), scalar_int(1));
+  fill(L, create(L, 2, (int)CUARR_LUA_STATE(L)->default_float, "ones"), scalar_int(1));
   return 1;
 }
 
@@ -92,32 +98,36 @@ static int l_full(lua_State *L) {
     return cuarr_lua_error(L, CUARR_TYPE_ERROR,
                            "full: the fill value must be a number or boolean, got %s",
                            luaL_typename(L, 2));
-  fill(L, create(L, 3, (int)dtype_of_value(CUARR_LUA_STATE(L), v)), v);
+  fill(L, create(L, 3, (int)dtype_of_value(CUARR_LUA_STATE(L), v), "full"), v);
   return 1;
 }
 
-/* *_like(a[, dtype][, opts]): a's shape (and dtype unless given). */
-static cuarr_array *create_like(lua_State *L, int tail_idx) {
+/* *_like(a[, dtype][, opts]): a's shape (and dtype unless given); order 'K' keeps a's layout. */
+static cuarr_array *create_like(lua_State *L, int tail_idx, const char *fn) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
   int dtype = (int)a->dtype;
   int opts = tail_args(L, tail_idx, &dtype);
   bool pinned = pinned_option(L, opts);
-  return cuarr_lua_new_array(L, S, placement(L, S), (cuarr_dtype)dtype, a->ndim, a->shape, pinned);
+  char order = cuarr_lua_order_option(L, opts, "CFAK", 'K', fn);
+  cuarr_array *r =
+      cuarr_lua_new_array(L, S, placement(L, S), (cuarr_dtype)dtype, a->ndim, a->shape, pinned);
+  cuarr_lua_lay_out(r, order, a);
+  return r;
 }
 
 static int l_empty_like(lua_State *L) {
-  create_like(L, 2);
+  create_like(L, 2, "empty_like");
   return 1;
 }
 
 static int l_zeros_like(lua_State *L) {
-  fill(L, create_like(L, 2), scalar_int(0));
+  fill(L, create_like(L, 2, "zeros_like"), scalar_int(0));
   return 1;
 }
 
 static int l_ones_like(lua_State *L) {
-  fill(L, create_like(L, 2), scalar_int(1));
+  fill(L, create_like(L, 2, "ones_like"), scalar_int(1));
   return 1;
 }
 
@@ -127,7 +137,7 @@ static int l_full_like(lua_State *L) {
     return cuarr_lua_error(L, CUARR_TYPE_ERROR,
                            "full_like: the fill value must be a number or boolean, got %s",
                            luaL_typename(L, 2));
-  fill(L, create_like(L, 3), v);
+  fill(L, create_like(L, 3, "full_like"), v);
   return 1;
 }
 
@@ -298,30 +308,34 @@ static int l_identity(lua_State *L) {
 }
 
 /* array(obj[, dtype][, opts]) copies always; asarray returns obj itself when it is already an
- * array of the right placement and dtype. */
+ * array of the right placement, dtype and order.  Order 'K' (the default) keeps an array's
+ * layout; a table's elements are in C order. */
 static int make_array(lua_State *L, bool always_copy) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   int dtype = -1;
   int opts = tail_args(L, 2, &dtype);
   bool pinned = pinned_option(L, opts);
+  char order = cuarr_lua_order_option(L, opts, "CFAK", 'K', always_copy ? "array" : "asarray");
   int where = placement(L, S);
   if (lua_type(L, 1) == LUA_TTABLE || lua_type(L, 1) == LUA_TNUMBER ||
       lua_type(L, 1) == LUA_TBOOLEAN) {
     const cuarr_array *h = cuarr_lua_host_array_from_lua(L, S, 1, dtype);
-    if (where == CUARR_HOST && !pinned)
+    if (where == CUARR_HOST && !pinned && cuarr_lua_has_order(h, order))
       return 1;
     cuarr_array *r = cuarr_lua_new_array(L, S, where, h->dtype, h->ndim, h->shape, pinned);
+    cuarr_lua_lay_out(r, order, h);
     cuarr_lua_copy_into(L, S, r, cuarr_lua_check_array(L, -2), NULL);
     return 1;
   }
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
   cuarr_dtype d = dtype >= 0 ? (cuarr_dtype)dtype : a->dtype;
   if (!always_copy && cuarr_array_device(a) == where && d == a->dtype &&
-      (!pinned || a->buf->pinned)) {
+      (!pinned || a->buf->pinned) && cuarr_lua_has_order(a, order)) {
     lua_settop(L, 1);
     return 1;
   }
   cuarr_array *r = cuarr_lua_new_array(L, S, where, d, a->ndim, a->shape, pinned);
+  cuarr_lua_lay_out(r, order, a);
   cuarr_lua_copy_into(L, S, r, cuarr_lua_check_array(L, 1), NULL);
   return 1;
 }
