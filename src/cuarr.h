@@ -312,6 +312,14 @@ CUARR_API cuarr_status cuarr_shape_check(int ndim, const int64_t *shape, cuarr_d
                                          int64_t *size);
 /* C-order strides for shape (one cuarr_shape_check accepts: others overflow). */
 CUARR_API void cuarr_strides_c(int ndim, const int64_t *shape, size_t itemsize, int64_t *strides);
+/* Fortran-order strides for shape: itemsize times the product of the earlier extents. */
+CUARR_API void cuarr_strides_f(int ndim, const int64_t *shape, size_t itemsize, int64_t *strides);
+/* Contiguous strides for a's shape that visit memory in the order a's strides do (NumPy's
+ * order 'K'): axes sorted by decreasing |stride|, ties kept in C order. */
+CUARR_API void cuarr_strides_keep(const cuarr_array *a, size_t itemsize, int64_t *strides);
+/* Whether a's elements fill one block of bytes in some order of its axes (C, F or another): its
+ * strides are cuarr_strides_keep's (axes of extent 1 may have any).  Empty arrays are. */
+CUARR_API bool cuarr_array_is_dense(const cuarr_array *a);
 
 /* A new C-contiguous array (uninitialised) on device (CUARR_HOST for host memory).  pinned
  * applies to host arrays.  The array holds the only reference to its new buffer. */

@@ -134,6 +134,8 @@ void cuarr_lua_open_tuple(lua_State *L, cuarr_lua_state *S);
 /* ---- indexing.c: the array's __index for keys that are not strings, and its __newindex */
 int cuarr_lua_array_index_key(lua_State *L);
 int cuarr_lua_array_newindex(lua_State *L);
+/* Push cuarr.newaxis, the index entry that adds an axis of extent 1. */
+void cuarr_lua_push_newaxis(lua_State *L);
 
 /* ---- convert.c */
 /* Push the element at p (host memory) as a Lua value. */

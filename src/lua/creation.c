@@ -4,10 +4,12 @@
  *
  * Each function is registered twice: in the module (device arrays, on the current device) and
  * in cuarr.cpu (host arrays); upvalue 2 says which.  Host creations take {pinned = true}.
+ * empty, zeros, ones, full, their *_like and array/asarray take {order = ...} (NumPy's).
  */
 #include <math.h>
 
 #include "binding.h"
+#include "order.h"
 
 #define ON_HOST(L) lua_toboolean((L), lua_upvalueindex(2))
 
@@ -60,7 +62,11 @@ static cuarr_array *create(lua_State *L, int tail_idx, int dtype_default, const 
   int dtype = dtype_default;
   int opts = tail_args(L, tail_idx, &dtype, fn, SHAPED_KEYS);
   bool pinned = pinned_option(L, opts);
-  return cuarr_lua_new_array(L, S, placement(L, S), (cuarr_dtype)dtype, ndim, shape, pinned);
+  char order = cuarr_lua_order_option(L, opts, "CF", 'C', fn);
+  cuarr_array *r =
+      cuarr_lua_new_array(L, S, placement(L, S), (cuarr_dtype)dtype, ndim, shape, pinned);
+  cuarr_lua_lay_out(r, order, NULL);
+  return r;
 }
 
 static void fill(lua_State *L, cuarr_array *a, cuarr_scalar v) {
@@ -103,14 +109,18 @@ static int l_full(lua_State *L) {
   return 1;
 }
 
-/* *_like(a[, dtype][, opts]): a's shape (and dtype unless given). */
+/* *_like(a[, dtype][, opts]): a's shape (and dtype unless given); order 'K' keeps a's layout. */
 static cuarr_array *create_like(lua_State *L, int tail_idx, const char *fn) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
   int dtype = (int)a->dtype;
   int opts = tail_args(L, tail_idx, &dtype, fn, SHAPED_KEYS);
   bool pinned = pinned_option(L, opts);
-  return cuarr_lua_new_array(L, S, placement(L, S), (cuarr_dtype)dtype, a->ndim, a->shape, pinned);
+  char order = cuarr_lua_order_option(L, opts, "CFAK", 'K', fn);
+  cuarr_array *r =
+      cuarr_lua_new_array(L, S, placement(L, S), (cuarr_dtype)dtype, a->ndim, a->shape, pinned);
+  cuarr_lua_lay_out(r, order, a);
+  return r;
 }
 
 static int l_empty_like(lua_State *L) {
@@ -306,30 +316,34 @@ static int l_identity(lua_State *L) {
 }
 
 /* array(obj[, dtype][, opts]) copies always; asarray returns obj itself when it is already an
- * array of the right placement and dtype. */
+ * array of the right placement, dtype and order.  Order 'K' (the default) keeps an array's
+ * layout; a table's elements are in C order. */
 static int make_array(lua_State *L, bool always_copy, const char *fn) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   int dtype = -1;
   int opts = tail_args(L, 2, &dtype, fn, SHAPED_KEYS);
   bool pinned = pinned_option(L, opts);
+  char order = cuarr_lua_order_option(L, opts, "CFAK", 'K', fn);
   int where = placement(L, S);
   if (lua_type(L, 1) == LUA_TTABLE || lua_type(L, 1) == LUA_TNUMBER ||
       lua_type(L, 1) == LUA_TBOOLEAN) {
     const cuarr_array *h = cuarr_lua_host_array_from_lua(L, S, 1, dtype);
-    if (where == CUARR_HOST && !pinned)
+    if (where == CUARR_HOST && !pinned && cuarr_lua_has_order(h, order))
       return 1;
     cuarr_array *r = cuarr_lua_new_array(L, S, where, h->dtype, h->ndim, h->shape, pinned);
+    cuarr_lua_lay_out(r, order, h);
     cuarr_lua_copy_into(L, S, r, cuarr_lua_check_array(L, -2), NULL);
     return 1;
   }
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
   cuarr_dtype d = dtype >= 0 ? (cuarr_dtype)dtype : a->dtype;
   if (!always_copy && cuarr_array_device(a) == where && d == a->dtype &&
-      (!pinned || a->buf->pinned)) {
+      (!pinned || a->buf->pinned) && cuarr_lua_has_order(a, order)) {
     lua_settop(L, 1);
     return 1;
   }
   cuarr_array *r = cuarr_lua_new_array(L, S, where, d, a->ndim, a->shape, pinned);
+  cuarr_lua_lay_out(r, order, a);
   cuarr_lua_copy_into(L, S, r, cuarr_lua_check_array(L, 1), NULL);
   return 1;
 }

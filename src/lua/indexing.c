@@ -5,9 +5,19 @@
  * both ends, negative numbers count from the end (-1 is the last), {} is a whole axis and {i}
  * is the one-element range {i, i} (which keeps the axis, as in Torch7).  An integer drops its
  * axis; when every axis is dropped the result is the element's Lua value.  0 is never a valid
- * index: it is an IndexError, so that 0-based habits fail loudly.
+ * index: it is an IndexError, so that 0-based habits fail loudly.  cuarr.newaxis (NumPy's
+ * np.newaxis) adds an axis of extent 1 and stride 0 where it stands; it takes no axis of the
+ * array.
  */
 #include "binding.h"
+
+/* cuarr.newaxis: a light userdata, so that telling it apart costs nothing on the paths of
+ * integers and ranges, and no Lua value but itself compares equal to it. */
+static const char newaxis_sentinel = 0;
+
+static bool is_newaxis(lua_State *L, int idx) {
+  return lua_islightuserdata(L, idx) && lua_touserdata(L, idx) == &newaxis_sentinel;
+}
 
 /* Replace *cur by a view made from it (the old reference is dropped). */
 static void replace(lua_State *L, cuarr_array *cur, cuarr_status s, cuarr_array *next) {
@@ -15,6 +25,15 @@ static void replace(lua_State *L, cuarr_array *cur, cuarr_status s, cuarr_array 
     cuarr_lua_fail(L, s);
   cuarr_array_release(cur);
   *cur = *next;
+}
+
+/* A new axis of extent 1 and stride 0 (as NumPy's) at position axis of *cur. */
+static void apply_newaxis(lua_State *L, cuarr_array *cur, int axis) {
+  cuarr_array next;
+  cuarr_status s = cuarr_view_expand_dims(cur, axis, &next);
+  if (s == CUARR_OK)
+    next.strides[axis] = 0;
+  replace(L, cur, s, &next);
 }
 
 /* A 1-based (or negative) index along an axis of extent n, as 0-based. */
@@ -110,13 +129,25 @@ static cuarr_array *key_view(lua_State *L, int key_idx, bool *element) {
     *element = cur->ndim == 0;
     return cur;
   }
+  if (is_newaxis(L, key_idx)) {
+    apply_newaxis(L, cur, 0);
+    return cur;
+  }
   if (lua_type(L, key_idx) != LUA_TTABLE)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "arrays are indexed by integers or tables, not %s",
                     luaL_typename(L, key_idx));
   lua_Integer n = cuarr_lua_len(L, key_idx, "an index");
-  if (n > a->ndim)
-    cuarr_lua_error(L, CUARR_INDEX_ERROR, "too many indices: %lld for an array of %d dimensions",
-                    (long long)n, a->ndim);
+  if (n > a->ndim) { /* newaxis entries take no axis: counted only here */
+    lua_Integer used = 0;
+    for (lua_Integer k = 1; k <= n; k++) {
+      lua_geti(L, key_idx, k);
+      used += !is_newaxis(L, -1);
+      lua_pop(L, 1);
+    }
+    if (used > a->ndim)
+      cuarr_lua_error(L, CUARR_INDEX_ERROR, "too many indices: %lld for an array of %d dimensions",
+                      (long long)used, a->ndim);
+  }
   int axis = 0, selected = 0; /* axis: position in *cur of the original axis k */
   for (lua_Integer k = 1; k <= n; k++) {
     int t = lua_geti(L, key_idx, k);
@@ -131,14 +162,17 @@ static cuarr_array *key_view(lua_State *L, int key_idx, bool *element) {
     } else if (t == LUA_TTABLE) {
       apply_range(L, cur, axis, entry);
       axis++;
+    } else if (is_newaxis(L, entry)) {
+      apply_newaxis(L, cur, axis);
+      axis++;
     } else {
       cuarr_lua_error(L, CUARR_TYPE_ERROR,
-                      "index entry %lld must be an integer or a range table, got %s", (long long)k,
-                      luaL_typename(L, entry));
+                      "index entry %lld must be an integer, a range table or cuarr.newaxis, got %s",
+                      (long long)k, luaL_typename(L, entry));
     }
     lua_pop(L, 1);
   }
-  *element = selected == a->ndim && a->ndim > 0;
+  *element = selected == a->ndim && a->ndim > 0 && cur->ndim == 0;
   return cur;
 }
 
@@ -158,6 +192,8 @@ static void push_view_element(lua_State *L, cuarr_lua_state *S, const cuarr_arra
   CUARR_LUA_TRY(L, s);
   cuarr_lua_push_element(L, bytes, v->dtype);
 }
+
+void cuarr_lua_push_newaxis(lua_State *L) { lua_pushlightuserdata(L, (void *)&newaxis_sentinel); }
 
 int cuarr_lua_array_index_key(lua_State *L) {
   bool element;

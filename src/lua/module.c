@@ -88,6 +88,10 @@ CUARR_API int luaopen_cuarr_core(lua_State *L) {
   lua_setfield(L, m.functions, "metatables");
   lua_pushliteral(L, CUARR_VERSION);
   lua_setfield(L, m.functions, "__version__");
+  cuarr_lua_push_newaxis(L); /* in both namespaces, for code written over either */
+  lua_setfield(L, m.functions, "newaxis");
+  cuarr_lua_push_newaxis(L);
+  lua_setfield(L, m.cpu, "newaxis");
   lua_settop(L, m.functions);
   return 1;
 }

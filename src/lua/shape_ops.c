@@ -2,8 +2,11 @@
  * shape_ops.c -- reshape, ravel, flatten, transpose, T, swapaxes, squeeze, expand_dims, copy,
  * astype, ascontiguousarray, fill.  Each is a method (a:reshape(2, 3)) and, through the front
  * end, a function (cuarr.reshape(a, 2, 3)).  Axes are 1-based; negative ones count from the end.
+ * reshape, ravel, flatten, copy and astype take NumPy's order ('C', 'F', 'A', 'K'): an index
+ * order in F is the C order of the reversed axes, so each is done on a transposed view.
  */
 #include "binding.h"
+#include "order.h"
 
 /* Integers given as a table at idx or as the arguments idx, idx+1, ... (1-based). */
 static int int_list(lua_State *L, int idx, int64_t *out, const char *what) {
@@ -35,15 +38,43 @@ static void check_order_options(lua_State *L, int idx, const char *fn) {
     cuarr_lua_check_options(L, idx, fn, keys);
 }
 
-/* A C-contiguous copy of the array at idx (same device and dtype unless dtype >= 0). */
-static cuarr_array *push_copy(lua_State *L, cuarr_lua_state *S, int idx, int dtype) {
+/* A contiguous copy of the array at idx (same device and dtype unless dtype >= 0), laid out in
+ * order ('K': as the array is). */
+static cuarr_array *push_copy(lua_State *L, cuarr_lua_state *S, int idx, int dtype, char order) {
   const cuarr_array *a = cuarr_lua_check_array(L, idx);
   cuarr_lua_check_on_current_device(L, S, a);
   int dev = cuarr_array_device(a);
   cuarr_array *c = cuarr_lua_new_array(L, S, dev, dtype >= 0 ? (cuarr_dtype)dtype : a->dtype,
                                        a->ndim, a->shape, false);
+  cuarr_lua_lay_out(c, order, a);
   CUARR_LUA_TRY(L, cuarr_copy(cuarr_lua_context(S, dev), c, a));
   return c;
+}
+
+/* The stack index of a view of the array at idx whose C index order is order's: the array
+ * itself for 'C' (nothing pushed), else a pushed view with its axes reversed ('F') or sorted
+ * by decreasing |stride|, the memory order ('K').  'A' must be resolved first. */
+static int push_order_view(lua_State *L, int idx, char order) {
+  idx = lua_absindex(L, idx);
+  const cuarr_array *a = cuarr_lua_check_array(L, idx);
+  if (order == 'C')
+    return idx;
+  cuarr_array *v = cuarr_lua_push_array(L, idx);
+  int perm[CUARR_MAXDIM];
+  for (int i = 0; i < a->ndim; i++) {
+    int j = i;
+    int64_t si = a->strides[i] < 0 ? -a->strides[i] : a->strides[i];
+    while (order == 'K' && j > 0) {
+      int64_t sp = a->strides[perm[j - 1]];
+      if ((sp < 0 ? -sp : sp) >= si)
+        break;
+      perm[j] = perm[j - 1];
+      j--;
+    }
+    perm[j] = i;
+  }
+  CUARR_LUA_TRY(L, cuarr_view_transpose(a, order == 'K' ? perm : NULL, v));
+  return lua_gettop(L);
 }
 
 static void fail_reshape(lua_State *L, int64_t size, int n, const int64_t *shape) {
@@ -85,42 +116,71 @@ static void resolve_shape(lua_State *L, int64_t size, int n, int64_t *shape) {
   }
 }
 
-static int array_reshape(lua_State *L) {
-  const cuarr_array *a = cuarr_lua_check_array(L, 1);
-  int64_t shape[CUARR_MAXDIM];
-  if (lua_istable(L, 2))
-    check_order_options(L, 3, "reshape");
-  int n = int_list(L, 2, shape, "shape");
-  resolve_shape(L, cuarr_array_size(a), n, shape);
-  int base = 1;
+/* Push the array at idx reshaped in C index order (shape resolved): a view when the strides
+ * allow one, else a view of a C-contiguous copy. */
+static void push_reshaped(lua_State *L, int idx, int n, const int64_t *shape) {
+  idx = lua_absindex(L, idx);
   cuarr_array probe;
   bool needs_copy = false;
-  CUARR_LUA_TRY(L, cuarr_view_reshape(a, n, shape, &probe, &needs_copy));
+  CUARR_LUA_TRY(L,
+                cuarr_view_reshape(cuarr_lua_check_array(L, idx), n, shape, &probe, &needs_copy));
   if (!needs_copy) {
-    cuarr_array *v = cuarr_lua_push_array(L, 1);
+    cuarr_array *v = cuarr_lua_push_array(L, idx);
     *v = probe;
-    return 1;
+    return;
   }
-  push_copy(L, CUARR_LUA_STATE(L), 1, -1); /* strides forbid a view: reshape a contiguous copy */
-  base = lua_gettop(L);
+  push_copy(L, CUARR_LUA_STATE(L), idx, -1, 'C'); /* strides forbid a view: reshape a copy */
+  int base = lua_gettop(L);
   cuarr_array *v = cuarr_lua_push_array(L, base);
   CUARR_LUA_TRY(L, cuarr_view_reshape(cuarr_lua_check_array(L, base), n, shape, v, &needs_copy));
+}
+
+/* a:reshape(shape[, {order=}]): in F order, a's reversed axes reshaped to the reversed shape,
+ * then reversed back. */
+static int array_reshape(lua_State *L) {
+  const cuarr_array *a = cuarr_lua_check_array(L, 1);
+  int top = lua_gettop(L);
+  char order = 'C';
+  if (top >= 3 && lua_type(L, top) == LUA_TTABLE) {
+    check_order_options(L, top, "reshape");
+    order = cuarr_lua_order_option(L, top, "CFA", 'C', "reshape");
+    lua_settop(L, --top);
+  }
+  int64_t shape[CUARR_MAXDIM];
+  int n = int_list(L, 2, shape, "shape");
+  resolve_shape(L, cuarr_array_size(a), n, shape);
+  order = cuarr_lua_resolve_order(order, a);
+  if (order == 'C') {
+    push_reshaped(L, 1, n, shape);
+    return 1;
+  }
+  int64_t reversed[CUARR_MAXDIM];
+  for (int i = 0; i < n; i++)
+    reversed[i] = shape[n - 1 - i];
+  push_reshaped(L, push_order_view(L, 1, 'F'), n, reversed);
+  int r = lua_gettop(L);
+  cuarr_array *v = cuarr_lua_push_array(L, r);
+  CUARR_LUA_TRY(L, cuarr_view_transpose(cuarr_lua_check_array(L, r), NULL, v));
   return 1;
 }
 
-/* a:ravel() is a view when a is contiguous; a:flatten() always copies. */
+/* a:ravel([order]) is a view when a is contiguous in that index order; a:flatten([order])
+ * always copies.  'K' reads the elements in memory order. */
 static int array_ravel(lua_State *L) {
   check_order_options(L, 2, "ravel");
-  lua_settop(L, 1);
-  lua_pushinteger(L, -1);
-  return array_reshape(L);
+  const cuarr_array *a = cuarr_lua_check_array(L, 1);
+  char order = cuarr_lua_resolve_order(cuarr_lua_order_arg(L, 2, "CFAK", 'C', "ravel"), a);
+  int64_t n = cuarr_array_size(a);
+  push_reshaped(L, push_order_view(L, 1, order), 1, &n);
+  return 1;
 }
 
 static int array_flatten(lua_State *L) {
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
   check_order_options(L, 2, "flatten");
+  char order = cuarr_lua_resolve_order(cuarr_lua_order_arg(L, 2, "CFAK", 'C', "flatten"), a);
   int64_t n = cuarr_array_size(a);
-  push_copy(L, CUARR_LUA_STATE(L), 1, -1);
+  push_copy(L, CUARR_LUA_STATE(L), push_order_view(L, 1, order), -1, 'C');
   cuarr_array *v = cuarr_lua_push_array(L, -1);
   bool needs_copy;
   CUARR_LUA_TRY(L, cuarr_view_reshape(cuarr_lua_check_array(L, -2), 1, &n, v, &needs_copy));
@@ -192,24 +252,29 @@ static int array_expand_dims(lua_State *L) {
   return 1;
 }
 
+/* a:copy([order]) -- C order unless told, as NumPy's ndarray.copy ('K' keeps a's layout). */
 static int array_copy(lua_State *L) {
   check_order_options(L, 2, "copy");
-  push_copy(L, CUARR_LUA_STATE(L), 1, -1);
+  char order = cuarr_lua_order_arg(L, 2, "CFAK", 'C', "copy");
+  push_copy(L, CUARR_LUA_STATE(L), 1, -1, order);
   return 1;
 }
 
-/* a:astype(dtype[, {copy = false}]) -- converted copy; a itself when copy=false and no change. */
+/* a:astype(dtype[, {copy = false, order = "K"}]) -- converted copy; a itself when copy=false
+ * and neither the dtype nor the order asks for a change. */
 static int array_astype(lua_State *L) {
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
   cuarr_dtype d = cuarr_lua_check_dtype(L, 2);
   static const char *const keys[] = {"copy", "order", NULL};
   if (lua_istable(L, 3))
     cuarr_lua_check_options(L, 3, "astype", keys);
-  if (d == a->dtype && !cuarr_lua_opt_bool_field(L, 3, "copy", true)) {
+  char order = cuarr_lua_order_option(L, lua_istable(L, 3) ? 3 : 0, "CFAK", 'K', "astype");
+  if (d == a->dtype && !cuarr_lua_opt_bool_field(L, 3, "copy", true) &&
+      cuarr_lua_has_order(a, order)) {
     lua_settop(L, 1);
     return 1;
   }
-  push_copy(L, CUARR_LUA_STATE(L), 1, (int)d);
+  push_copy(L, CUARR_LUA_STATE(L), 1, (int)d, order);
   return 1;
 }
 
@@ -221,7 +286,18 @@ static int array_ascontiguousarray(lua_State *L) {
     lua_settop(L, 1);
     return 1;
   }
-  push_copy(L, CUARR_LUA_STATE(L), 1, (int)d);
+  push_copy(L, CUARR_LUA_STATE(L), 1, (int)d, 'C');
+  return 1;
+}
+
+/* a:is_c_contiguous(), a:is_f_contiguous() -- Numba's DeviceNDArray methods (a.flags too). */
+static int array_is_c_contiguous(lua_State *L) {
+  lua_pushboolean(L, cuarr_array_is_c_contiguous(cuarr_lua_check_array(L, 1)));
+  return 1;
+}
+
+static int array_is_f_contiguous(lua_State *L) {
+  lua_pushboolean(L, cuarr_array_is_f_contiguous(cuarr_lua_check_array(L, 1)));
   return 1;
 }
 
@@ -255,6 +331,12 @@ void cuarr_lua_open_shape_ops(lua_State *L, const cuarr_lua_module *m) {
       {"fill", array_fill},
       {NULL, NULL},
   };
+  static const luaL_Reg layout_methods[] = {
+      {"is_c_contiguous", array_is_c_contiguous},
+      {"is_f_contiguous", array_is_f_contiguous},
+      {NULL, NULL},
+  };
   cuarr_lua_add_methods(L, m->state, &cuarr_lua_ndarray_class, methods);
   cuarr_lua_set_functions(L, m, m->functions, methods);
+  cuarr_lua_add_methods(L, m->state, &cuarr_lua_ndarray_class, layout_methods);
 }

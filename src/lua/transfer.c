@@ -5,8 +5,10 @@
  * The stream argument, where there is one, is the stream the copy is queued on (it must belong
  * to the device involved); without it the device's current stream is used.  Copies from a
  * device into pinned host memory are asynchronous: synchronise the stream before reading.
+ * A new copy keeps the layout of its source (an F-order array arrives F-order).
  */
 #include "binding.h"
+#include "order.h"
 
 void cuarr_lua_copy_into(lua_State *L, cuarr_lua_state *S, const cuarr_array *dst,
                          const cuarr_array *src, cuarr_stream *stream) {
@@ -27,11 +29,13 @@ void cuarr_lua_copy_into(lua_State *L, cuarr_lua_state *S, const cuarr_array *ds
   }
 }
 
-/* Push a host copy of the array at idx (C-contiguous, pageable); stream_idx may be 0. */
+/* Push a host copy of the array at idx (contiguous in its memory order, pageable); stream_idx
+ * may be 0. */
 static cuarr_array *push_host_copy(lua_State *L, cuarr_lua_state *S, int idx, int stream_idx) {
   const cuarr_array *a = cuarr_lua_check_array(L, idx);
   cuarr_stream *stream = stream_idx ? cuarr_lua_opt_stream(L, stream_idx) : NULL;
   cuarr_array *h = cuarr_lua_new_array(L, S, CUARR_HOST, a->dtype, a->ndim, a->shape, false);
+  cuarr_lua_lay_out(h, 'K', a);
   cuarr_lua_copy_into(L, S, h, a, stream);
   return h;
 }
@@ -155,6 +159,7 @@ static int to_device(lua_State *L) {
   }
   int dev = stream ? stream->device : cuarr_lua_current_device(L, S);
   cuarr_array *d = cuarr_lua_new_array(L, S, dev, h->dtype, h->ndim, h->shape, false);
+  cuarr_lua_lay_out(d, 'K', cuarr_lua_check_array(L, hidx));
   cuarr_lua_copy_into(L, S, d, cuarr_lua_check_array(L, hidx), stream);
   return 1;
 }

@@ -1,10 +1,41 @@
 /*
- * layout.c -- whether two arrays may share bytes, the question copies and kernels ask before
- * writing (which axes iterate as one is the iterator's: array/iter.h).
+ * layout.c -- the strides of the memory orders (C, F, and "as another array"), and whether two
+ * arrays may share bytes, the question copies and kernels ask before writing (which axes iterate
+ * as one is the iterator's: array/iter.h).
  */
 #include <stdint.h>
 
 #include "internal.h"
+
+/* As cuarr_strides_c: an extent of 0 counts as 1, so strides stay meaningful for empty arrays. */
+void cuarr_strides_f(int ndim, const int64_t *shape, size_t itemsize, int64_t *strides) {
+  int64_t s = (int64_t)itemsize;
+  for (int i = 0; i < ndim; i++) {
+    strides[i] = s;
+    if (shape[i] > 0)
+      s *= shape[i];
+  }
+}
+
+static int64_t magnitude(int64_t x) { return x < 0 ? -x : x; }
+
+void cuarr_strides_keep(const cuarr_array *a, size_t itemsize, int64_t *strides) {
+  int perm[CUARR_MAXDIM]; /* axes from the slowest-varying one: an insertion sort, stable */
+  for (int i = 0; i < a->ndim; i++) {
+    int j = i;
+    while (j > 0 && magnitude(a->strides[perm[j - 1]]) < magnitude(a->strides[i])) {
+      perm[j] = perm[j - 1];
+      j--;
+    }
+    perm[j] = i;
+  }
+  int64_t s = (int64_t)itemsize;
+  for (int k = a->ndim - 1; k >= 0; k--) {
+    strides[perm[k]] = s;
+    if (a->shape[perm[k]] > 0)
+      s *= a->shape[perm[k]];
+  }
+}
 
 void cuarr_array_extent(const cuarr_array *a, int64_t *lo, int64_t *hi) {
   *lo = *hi = a->offset;
@@ -20,6 +51,17 @@ void cuarr_array_extent(const cuarr_array *a, int64_t *lo, int64_t *hi) {
       *hi += span;
   }
   *hi += (int64_t)cuarr_dtype_size(a->dtype);
+}
+
+bool cuarr_array_is_dense(const cuarr_array *a) {
+  if (cuarr_array_size(a) == 0)
+    return true;
+  int64_t keep[CUARR_MAXDIM];
+  cuarr_strides_keep(a, cuarr_dtype_size(a->dtype), keep);
+  for (int i = 0; i < a->ndim; i++)
+    if (a->shape[i] > 1 && a->strides[i] != keep[i])
+      return false;
+  return true;
 }
 
 /* Compares absolute addresses rather than buffers, so memory wrapped twice (two buffers over

@@ -7,7 +7,9 @@
  * Host-to-host copies are C loops; copies within one device are kernels; anything that crosses
  * between host and device (or between devices) moves bytes in one contiguous block, with the
  * conversions (dtype, broadcasting, strides) done by a loop or kernel on whichever side has a
- * temporary in the right layout.
+ * temporary in the right layout.  A block is any dense layout (C, F, or another order of the
+ * axes): an F-order array crosses as its bytes, into an F-order array or a landing buffer laid
+ * out as it is.
  */
 #include <string.h>
 
@@ -22,22 +24,38 @@ static bool same_shape(const cuarr_array *a, const cuarr_array *b) {
   return true;
 }
 
-/* dst can take src's bytes as they are: same dtype and shape, both C-contiguous. */
+/* dst can take src's bytes as they are: same dtype and shape, both dense in the same order. */
 static bool bytes_match(const cuarr_array *dst, const cuarr_array *src) {
-  return dst->dtype == src->dtype && same_shape(dst, src) && cuarr_array_is_c_contiguous(dst) &&
-         cuarr_array_is_c_contiguous(src);
+  if (dst->dtype != src->dtype || !same_shape(dst, src) || !cuarr_array_is_dense(dst) ||
+      !cuarr_array_is_dense(src))
+    return false;
+  if (cuarr_array_size(dst) == 0)
+    return true;
+  for (int i = 0; i < dst->ndim; i++)
+    if (dst->shape[i] > 1 && dst->strides[i] != src->strides[i])
+      return false;
+  return true;
+}
+
+/* A new array on dev that takes the dense array like's bytes as they are (its layout). */
+static cuarr_status new_landing(const cuarr_context *ctx, int dev, CUstream stream,
+                                const cuarr_array *like, cuarr_array *out) {
+  CUARR_TRY(cuarr_array_empty(dev, like->dtype, like->ndim, like->shape, false, stream,
+                              cuarr_ctx_reclaim(ctx), out));
+  cuarr_strides_keep(like, cuarr_dtype_size(like->dtype), out->strides);
+  return CUARR_OK;
 }
 
 static size_t nbytes_of(const cuarr_array *a) {
   return (size_t)cuarr_array_size(a) * cuarr_dtype_size(a->dtype);
 }
 
-/* A C-contiguous copy of a on its own side (host or device), or a itself if it is one already.
- * *made tells whether the caller must release it. */
+/* A dense copy of a (C-contiguous) on its own side (host or device), or a itself if it is dense
+ * already.  *made tells whether the caller must release it. */
 static cuarr_status contiguous(const cuarr_context *ctx, CUstream stream, const cuarr_array *a,
                                cuarr_array *out, bool *made) {
   *made = false;
-  if (cuarr_array_is_c_contiguous(a)) {
+  if (cuarr_array_is_dense(a)) {
     *out = *a;
     return CUARR_OK;
   }
@@ -67,8 +85,7 @@ static cuarr_status host_to_device(cuarr_context *ctx, const cuarr_array *dst,
   if (bytes_match(dst, &hsrc)) {
     landing = *dst;
   } else { /* land src's bytes on the device, then convert with a kernel */
-    s = cuarr_array_empty(dev, hsrc.dtype, hsrc.ndim, hsrc.shape, false, stream,
-                          cuarr_ctx_reclaim(ctx), &landing);
+    s = new_landing(ctx, dev, stream, &hsrc, &landing);
     landing_made = s == CUARR_OK;
   }
   /* src and dst were checked before the allocations above (internal.h: operands after an
@@ -108,8 +125,7 @@ static cuarr_status device_to_host(cuarr_context *ctx, const cuarr_array *dst,
   if (bytes_match(dst, &dsrc)) {
     landing = *dst;
   } else {
-    s = cuarr_array_empty(CUARR_HOST, dsrc.dtype, dsrc.ndim, dsrc.shape, false, NULL,
-                          cuarr_ctx_reclaim(ctx), &landing);
+    s = new_landing(ctx, CUARR_HOST, NULL, &dsrc, &landing);
     landing_made = s == CUARR_OK;
   }
   /* src and dst were checked before the allocations above (internal.h: operands after an
@@ -158,8 +174,7 @@ static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
   if (s == CUARR_OK && bytes_match(dst, &csrc)) {
     landing = *dst;
   } else if (s == CUARR_OK) {
-    s = cuarr_array_empty(ddev, csrc.dtype, csrc.ndim, csrc.shape, false, stream,
-                          cuarr_ctx_reclaim(ctx), &landing);
+    s = new_landing(ctx, ddev, stream, &csrc, &landing);
     landing_made = s == CUARR_OK;
   }
   /* src and dst were checked before the allocations above (internal.h: operands after an
