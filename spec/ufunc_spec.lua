@@ -14,6 +14,7 @@ local H = require("spec.helper").bind(_ENV)
 local A = require "spec.support.arrays"
 local R = require "spec.support.ufunc_ref"
 local child = require "spec.support.child"
+local sh_quote = child.sh_quote
 local cuarr = H.cuarr
 
 local type, mtype, ipairs, pairs, tostring = type, math.type, ipairs, pairs, tostring
