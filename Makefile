@@ -172,7 +172,7 @@ GPU_SANITIZE_LOGS  ?= $(BUILD)/gpu-sanitize
 GPU_SANITIZE_SPECS ?= spec
 GPU_RACE_SPECS     ?= spec/kernel_races_spec.lua spec/reduction_kernel_spec.lua
 test-gpu-sanitize: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(PARALLEL) all
 	@status=0; \
 	$(RUN_ENV) sh tools/gpu_sanitize.sh memcheck $(GPU_SANITIZE_LOGS) $(GPU_SANITIZE_SPECS) || status=1; \
 	for tool in racecheck synccheck; do \
@@ -186,7 +186,7 @@ test-gpu-sanitize: deps
 SOAK_OPS ?= 1000000
 SOAK_RSS_MIB ?= 4
 soak: deps
-	@$(MAKE) --no-print-directory all $(FAKE_LIBCUDA)
+	@$(MAKE) --no-print-directory $(PARALLEL) all $(FAKE_LIBCUDA)
 	CUARR_LIBCUDA="$${CUARR_LIBCUDA:-$(CURDIR)/$(FAKE_LIBCUDA)}" $(RUN_ENV) \
 	  $(LUA) tools/soak.lua $(SOAK_OPS) $(SOAK_RSS_MIB)
 
@@ -205,7 +205,7 @@ $(BUILD)/bench/ceilings: bench/ceilings.c $(CORE_OBJECTS)
 # transfers, elementwise, reduction; default all three) picks suites.  A cuarr case that fails
 # still lets the peers run; make fails afterwards.
 bench: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/bench/ceilings
+	@$(MAKE) --no-print-directory $(PARALLEL) all $(BUILD)/bench/ceilings
 	$(BUILD)/bench/ceilings > $(BUILD)/bench/ceilings.txt \
 	  || { cat $(BUILD)/bench/ceilings.txt; exit 1; }
 	@status=0; \
@@ -217,7 +217,7 @@ bench: deps
 	exit $$status
 
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(PARALLEL) all
 	$(RUN_ENV) $(LUA) examples/quickstart.lua
 
 install: all
@@ -297,7 +297,8 @@ sanitize: deps
 
 # These two run inside the sanitize build (BUILD and the flags set by `make sanitize`).
 sanitize-asan:
-	@$(MAKE) --no-print-directory all $(SAN_CTESTS) $(SAN_LUA) $(SAN_KEEP_MODULES) $(FAKE_LIBCUDA)
+	@$(MAKE) --no-print-directory $(PARALLEL) all $(SAN_CTESTS) $(SAN_LUA) $(SAN_KEEP_MODULES) \
+	  $(FAKE_LIBCUDA)
 	@echo "sanitize: C tests under ASan, UBSan and LSan ($(SAN_SKIPPED_CTESTS) left out)"
 	@status=0; for t in $(SAN_CTESTS); do \
 	  $(SAN_ENV) $$t || { echo "not ok - $$t exited $$?"; status=1; }; \
@@ -312,7 +313,7 @@ sanitize-asan:
 
 sanitize-tsan:
 ifneq ($(wildcard spec/c/test_threads.c),)
-	@$(MAKE) --no-print-directory $(BUILD)/ctest/test_threads $(FAKE_LIBCUDA)
+	@$(MAKE) --no-print-directory $(PARALLEL) $(BUILD)/ctest/test_threads $(FAKE_LIBCUDA)
 	@echo "sanitize: spec/c/test_threads.c under TSan"
 	$(SAN_ENV) CUARR_LIBCUDA=$(CURDIR)/$(FAKE_LIBCUDA) $(BUILD)/ctest/test_threads
 else
@@ -323,7 +324,7 @@ endif
 # through the stand-in driver.
 fuzz: deps
 	@$(MAKE) --no-print-directory BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
-	  fuzz-run
+	  $(PARALLEL) fuzz-run
 
 # Inside the sanitize build, as sanitize-asan.
 fuzz-run: all $(SAN_LUA) $(FAKE_LIBCUDA)
