@@ -5,6 +5,7 @@
 -- luarocks).
 local H = require("spec.helper").bind(_ENV)
 local _ = H
+local C = require "spec.support.child"
 
 describe("make install", function()
   it("installs a module that `require` finds from another directory", function()
@@ -58,12 +59,16 @@ describe("luarocks --lua-version 5.4 make", function()
     os.remove(tree)
     -- Debian's luarocks defaults to Lua 5.1 ("Rock lua 5.1-1 is already provided") without
     -- --lua-version; the spec's own make must not join the job server of a `make -j test`.
-    local ok, out = run("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL " ..
-                        "luarocks --lua-version 5.4 make --tree " .. tree)
+    -- Under `make sanitize` PATH starts with tools/sanitize/bin, whose lua5.4 wrapper would make
+    -- luarocks look for Lua's headers beside it: luarocks runs with the system's Lua, as a user's.
+    local path = (os.getenv("PATH") or ""):gsub("[^:]*/tools/sanitize/bin:?", "")
+    local env = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH=" .. C.sh_quote(path) .. " "
+    local ok, out = run(env .. "luarocks --lua-version 5.4 make --tree " .. tree)
     assert.is_true(ok, out)
-    ok, out = run(("cd / && eval \"$(luarocks --lua-version 5.4 --tree %s path)\" && lua5.4 -e " ..
+    local check = ("cd / && eval \"$(luarocks --lua-version 5.4 --tree %s path)\" && lua5.4 -e " ..
                    "'local c = require \"cuarr\"; print(c.cpu.arange(3):totable()[3], " ..
-                   "package.searchpath(\"cuarr.core\", package.cpath))'"):format(tree))
+                   "package.searchpath(\"cuarr.core\", package.cpath))'"):format(tree)
+    ok, out = run(env .. "sh -c " .. C.sh_quote(check))
     run("rm -rf " .. tree)
     assert.is_true(ok, out)
     local value, core = out:match("^%s*(%S+)%s+(%S+)%s*$")
