@@ -38,8 +38,8 @@ ALL_CFLAGS := $(CFLAGS) -std=c11 -Wall -Wextra -fPIC -fvisibility=hidden -D_GNU_
 RUN_ENV := LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$$LUA_PATH;;" \
            LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;$$LUA_CPATH;;"
 
-.PHONY: all deps ctest check-exports test test-gpu test-gpu-sanitize soak bench demo install clean lint \
-        format
+.PHONY: all deps ctest check-exports test test-gpu test-compile-all test-gpu-sanitize soak bench \
+        demo repl install clean lint format
 
 all: $(MODULE)
 
@@ -115,15 +115,54 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq lua5.4 liblua5.4-dev lua-busted >/dev/null; \
 	fi
 
-# Everything this machine can run; #gpu specs are counted as pending without a device.
+# The C tests that hand every generated kernel to NVRTC: most of `make test`'s time.  `make test`
+# runs each only when its stamp ($(BUILD)/ctest/NAME.passed, touched when it passes) is older
+# than the test's own sources or the generators it drives: the objects of the kernel generators
+# (the *_source.c files, codegen, the ufunc, reduce, scan, copy and user-kernel code, the array
+# layouts they read, the testing helpers, the NVRTC loader) and the embedded kernels/, each object
+# remade when a header it includes changes.  The memory pools, the driver's other paths and the
+# Lua binding are not among them.  CUARR_COMPILE_ALL=1 (as .ci/run sets) or `make
+# test-compile-all` runs them regardless.
+COMPILE_ALL_CTESTS := test_kernels_compile test_ufunc_kernels_compile test_reduce_compile \
+                      test_scan_compile
+COMPILE_ALL_STAMPS := $(patsubst %,$(BUILD)/ctest/%.passed,$(COMPILE_ALL_CTESTS))
+PLAIN_CTESTS := $(filter-out $(addprefix $(BUILD)/ctest/,$(COMPILE_ALL_CTESTS)),$(CTESTS))
+GENERATOR_OBJECTS := $(filter-out $(BUILD)/obj/core/memory/% $(BUILD)/obj/core/cuda/%,\
+                       $(CORE_OBJECTS)) $(BUILD)/obj/core/cuda/loader.o
+$(COMPILE_ALL_STAMPS): $(BUILD)/ctest/%.passed: spec/c/%.c $(wildcard spec/c/*.h) \
+                       $(GENERATOR_OBJECTS) | $(BUILD)/ctest/%
+	$(BUILD)/ctest/$* && touch $@
+
+# -j for the builds of `make test`, unless make already runs with a job server (`make -j8 test`).
+JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
+PARALLEL  = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS))
+MAKE_TEST = MAKE="$(MAKE)" BUILD="$(BUILD)" LUA="$(LUA)" BUSTED="$(BUSTED)" MODULE="$(MODULE)" \
+            PLAIN_CTESTS="$(PLAIN_CTESTS)" COMPILE_ALL_CTESTS="$(COMPILE_ALL_CTESTS)" \
+            sh tools/make_test.sh
+
+# Everything this machine can run (tools/make_test.sh): the module and the C tests built in
+# parallel, the C tests run one by one, then the specs; #gpu specs are counted as skipped
+# without a device, in one line of the summary that ends the output.
 test: deps
-	@$(MAKE) --no-print-directory all ctest check-exports
-	$(RUN_ENV) $(BUSTED) --lua=$(LUA) -o utfTerminal spec
+	@$(MAKE) --no-print-directory $(PARALLEL) all $(CTESTS)
+	@$(RUN_ENV) $(MAKE_TEST)
 
 # Everything, and fails when no device is usable.
 test-gpu: deps
-	@$(MAKE) --no-print-directory all ctest check-exports
-	$(RUN_ENV) CUARR_REQUIRE_GPU=1 $(BUSTED) --lua=$(LUA) -o utfTerminal spec
+	@$(MAKE) --no-print-directory $(PARALLEL) all $(CTESTS)
+	@$(RUN_ENV) CUARR_REQUIRE_GPU=1 CUARR_COMPILE_ALL=1 $(MAKE_TEST)
+
+# The compile-all C tests, whatever their stamps say.
+test-compile-all:
+	@$(MAKE) --no-print-directory $(PARALLEL) $(addprefix $(BUILD)/ctest/,$(COMPILE_ALL_CTESTS))
+	@rm -f $(COMPILE_ALL_STAMPS)
+	@$(MAKE) --no-print-directory -j1 $(COMPILE_ALL_STAMPS)
+
+# A Lua 5.4 prompt with the checkout's module and front end, `cuarr` loaded as a global: the one
+# place cuarr is a global (a program says `local cuarr = require "cuarr"`).
+repl: deps
+	@$(MAKE) --no-print-directory $(PARALLEL) all
+	@$(RUN_ENV) $(LUA) -i -e 'cuarr = require "cuarr"'
 
 # The #gpu specs under NVIDIA's compute-sanitizer (tools/gpu_sanitize.sh; reports under
 # $(GPU_SANITIZE_LOGS)): memcheck over all of them, racecheck and synccheck over one small case
@@ -133,7 +172,7 @@ GPU_SANITIZE_LOGS  ?= $(BUILD)/gpu-sanitize
 GPU_SANITIZE_SPECS ?= spec
 GPU_RACE_SPECS     ?= spec/kernel_races_spec.lua spec/reduction_kernel_spec.lua
 test-gpu-sanitize: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(PARALLEL) all
 	@status=0; \
 	$(RUN_ENV) sh tools/gpu_sanitize.sh memcheck $(GPU_SANITIZE_LOGS) $(GPU_SANITIZE_SPECS) || status=1; \
 	for tool in racecheck synccheck; do \
@@ -147,7 +186,7 @@ test-gpu-sanitize: deps
 SOAK_OPS ?= 1000000
 SOAK_RSS_MIB ?= 4
 soak: deps
-	@$(MAKE) --no-print-directory all $(FAKE_LIBCUDA)
+	@$(MAKE) --no-print-directory $(PARALLEL) all $(FAKE_LIBCUDA)
 	CUARR_LIBCUDA="$${CUARR_LIBCUDA:-$(CURDIR)/$(FAKE_LIBCUDA)}" $(RUN_ENV) \
 	  $(LUA) tools/soak.lua $(SOAK_OPS) $(SOAK_RSS_MIB)
 
@@ -166,7 +205,7 @@ $(BUILD)/bench/ceilings: bench/ceilings.c $(CORE_OBJECTS)
 # transfers, elementwise, reduction; default all three) picks suites.  A cuarr case that fails
 # still lets the peers run; make fails afterwards.
 bench: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/bench/ceilings
+	@$(MAKE) --no-print-directory $(PARALLEL) all $(BUILD)/bench/ceilings
 	$(BUILD)/bench/ceilings > $(BUILD)/bench/ceilings.txt \
 	  || { cat $(BUILD)/bench/ceilings.txt; exit 1; }
 	@status=0; \
@@ -178,7 +217,7 @@ bench: deps
 	exit $$status
 
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(PARALLEL) all
 	$(RUN_ENV) $(LUA) examples/quickstart.lua
 
 install: all
@@ -203,8 +242,7 @@ TSAN_FLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
 # instrumented; the generators they drive are what the other C tests, the specs and the fuzzer
 # run under the sanitizers, so the sanitize build leaves them out (minutes saved, nothing
 # unseen).
-SAN_SKIPPED_CTESTS := test_kernels_compile test_ufunc_kernels_compile test_reduce_compile \
-                      test_scan_compile
+SAN_SKIPPED_CTESTS := $(COMPILE_ALL_CTESTS)
 SAN_CTESTS := $(filter-out $(addprefix $(BUILD)/ctest/,$(SAN_SKIPPED_CTESTS)),$(CTESTS))
 SAN_LUA    := $(BUILD)/lua
 LUA_LIBA   ?= /usr/lib/$(MULTIARCH)/liblua5.4.a
@@ -261,7 +299,8 @@ sanitize: deps
 
 # These two run inside the sanitize build (BUILD and the flags set by `make sanitize`).
 sanitize-asan:
-	@$(MAKE) --no-print-directory all $(SAN_CTESTS) $(SAN_LUA) $(SAN_KEEP_MODULES) $(FAKE_LIBCUDA)
+	@$(MAKE) --no-print-directory $(PARALLEL) all $(SAN_CTESTS) $(SAN_LUA) $(SAN_KEEP_MODULES) \
+	  $(FAKE_LIBCUDA)
 	@echo "sanitize: C tests under ASan, UBSan and LSan ($(SAN_SKIPPED_CTESTS) left out)"
 	@status=0; for t in $(SAN_CTESTS); do \
 	  $(SAN_ENV) $$t || { echo "not ok - $$t exited $$?"; status=1; }; \
@@ -276,7 +315,7 @@ sanitize-asan:
 
 sanitize-tsan:
 ifneq ($(wildcard spec/c/test_threads.c),)
-	@$(MAKE) --no-print-directory $(BUILD)/ctest/test_threads $(FAKE_LIBCUDA)
+	@$(MAKE) --no-print-directory $(PARALLEL) $(BUILD)/ctest/test_threads $(FAKE_LIBCUDA)
 	@echo "sanitize: spec/c/test_threads.c under TSan"
 	$(SAN_ENV) CUARR_LIBCUDA=$(CURDIR)/$(FAKE_LIBCUDA) $(BUILD)/ctest/test_threads
 else
@@ -287,7 +326,7 @@ endif
 # through the stand-in driver.
 fuzz: deps
 	@$(MAKE) --no-print-directory BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
-	  fuzz-run
+	  $(PARALLEL) fuzz-run
 
 # Inside the sanitize build, as sanitize-asan.
 fuzz-run: all $(SAN_LUA) $(FAKE_LIBCUDA)

@@ -1,9 +1,10 @@
 package = "cuarr"
 version = "scm-1"
--- Built from a checkout: `luarocks make` (in the repository root) builds the sources in the
--- current directory and fetches nothing, so the source is the checkout itself.
+-- The project's repository, as an scm rockspec names it (`luarocks install` would clone it).
+-- `luarocks --lua-version 5.4 make`, in a checkout's root, builds the sources in the current
+-- directory and ignores source.url.
 source = {
-  url = ".",
+  url = "git+https://github.com/cuarr/cuarr.git",
 }
 description = {
   summary = "GPU arrays for Lua 5.4: NumPy semantics on CUDA devices",

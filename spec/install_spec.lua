@@ -1,7 +1,11 @@
 -- `make install PREFIX=...` puts a module that loads from any directory (the rockspec's
--- build.type "make" runs the same rule).
+-- build.type "make" runs the same rule); so does `luarocks --lua-version 5.4 make --tree T`, and
+-- the rockspec names the project's repository, not a path on one machine.  Without luarocks the
+-- luarocks case is pending, unless CUARR_REQUIRE_LUAROCKS=1 (.ci/run sets it and installs
+-- luarocks).
 local H = require("spec.helper").bind(_ENV)
 local _ = H
+local C = require "spec.support.child"
 
 describe("make install", function()
   it("installs a module that `require` finds from another directory", function()
@@ -22,5 +26,53 @@ describe("make install", function()
     run("rm -rf " .. prefix)
     assert.is_true(ok, out)
     assert.are.equal("2", out:match("^%s*(.-)%s*$"))
+  end)
+end)
+
+local function run(cmd)
+  local p = assert(io.popen(cmd .. " 2>&1"))
+  local out = p:read("a")
+  local ok = p:close()
+  return ok, out
+end
+
+describe("the rockspec", function()
+  it("names the project's git repository as its source, not a path on one machine", function()
+    local fields = {}
+    local chunk = assert(loadfile("cuarr-scm-1.rockspec", "t", fields))
+    chunk()
+    local url = fields.source and fields.source.url
+    assert.is_string(url)
+    assert.are.equal("git+https://github.com/cuarr/cuarr.git", url)
+  end)
+end)
+
+describe("luarocks --lua-version 5.4 make", function()
+  local has_luarocks = run("command -v luarocks")
+  local name = "installs a module that `require` finds from another directory"
+  if not has_luarocks and os.getenv("CUARR_REQUIRE_LUAROCKS") ~= "1" then
+    pending(name .. " (luarocks is not installed here; .ci/run installs it and runs this)")
+    return
+  end
+  it(name, function()
+    local tree = os.tmpname()
+    os.remove(tree)
+    -- Debian's luarocks defaults to Lua 5.1 ("Rock lua 5.1-1 is already provided") without
+    -- --lua-version; the spec's own make must not join the job server of a `make -j test`.
+    -- Under `make sanitize` PATH starts with tools/sanitize/bin, whose lua5.4 wrapper would make
+    -- luarocks look for Lua's headers beside it: luarocks runs with the system's Lua, as a user's.
+    local path = (os.getenv("PATH") or ""):gsub("[^:]*/tools/sanitize/bin:?", "")
+    local env = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH=" .. C.sh_quote(path) .. " "
+    local ok, out = run(env .. "luarocks --lua-version 5.4 make --tree " .. tree)
+    assert.is_true(ok, out)
+    local check = ("cd / && eval \"$(luarocks --lua-version 5.4 --tree %s path)\" && lua5.4 -e " ..
+                   "'local c = require \"cuarr\"; print(c.cpu.arange(3):totable()[3], " ..
+                   "package.searchpath(\"cuarr.core\", package.cpath))'"):format(tree)
+    ok, out = run(env .. "sh -c " .. C.sh_quote(check))
+    run("rm -rf " .. tree)
+    assert.is_true(ok, out)
+    local value, core = out:match("^%s*(%S+)%s+(%S+)%s*$")
+    assert.are.equal("2", value, out)
+    assert.are.equal(tree .. "/", core:sub(1, #tree + 1), out)
   end)
 end)
