@@ -158,3 +158,20 @@ describe("arange with float bounds and an integer dtype", function()
       end)
   end
 end)
+
+-- ---------------------------------------------------------------- index keys claiming a huge length
+
+describe("an index table whose __len claims a huge length", function()
+  for _, b in ipairs(H.backends) do
+    b.it("is an IndexError before any entry is read, in a read and in an assignment", function()
+      local a = b.xp.zeros({ 4, 3 }, "uint64")
+      local reads = 0
+      local key = setmetatable({}, { __len = function() return 1 << 40 end,
+                                     __index = function() reads = reads + 1; return 1 end })
+      H.raises("IndexError", function() return a[key] end)
+      H.raises("IndexError", function() a[key] = 1 end)
+      assert.are.equal(0, reads)
+      assert.are.same({ { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } }, a:get():totable())
+    end)
+  end
+end)

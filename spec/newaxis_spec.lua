@@ -94,8 +94,10 @@ describe("cuarr.newaxis", function()
       assert.truthy(e.message:find("too many indices: 3", 1, true), e.message)
       H.raises("IndexError", function() a[{ NA, 1, 1, 1 }] = 0 end)
       local key = {}
-      for i = 1, 40 do key[i] = NA end
+      for i = 1, 31 do key[i] = NA end -- 33 dimensions: past the limit
       H.raises("ValueError", function() return a[key] end)
+      for i = 32, 40 do key[i] = NA end -- more entries than axes and new axes could ever be
+      H.raises("IndexError", function() return a[key] end)
       e = H.raises("TypeError", function() return a[{ {}, "newaxis" }] end)
       assert.truthy(e.message:find("cuarr.newaxis", 1, true), e.message)
       H.raises("TypeError", function() return a[{ {}, print }] end)

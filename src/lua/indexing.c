@@ -137,6 +137,11 @@ static cuarr_array *key_view(lua_State *L, int key_idx, bool *element) {
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "arrays are indexed by integers or tables, not %s",
                     luaL_typename(L, key_idx));
   lua_Integer n = cuarr_lua_len(L, key_idx, "an index");
+  /* Each entry takes an axis or adds one (newaxis), and no result has more than CUARR_MAXDIM:
+   * a longer key is refused before any entry is read (its length may be a hostile __len). */
+  if (n > (lua_Integer)a->ndim + CUARR_MAXDIM)
+    cuarr_lua_error(L, CUARR_INDEX_ERROR, "too many indices: %lld for an array of %d dimensions",
+                    (long long)n, a->ndim);
   if (n > a->ndim) { /* newaxis entries take no axis: counted only here */
     lua_Integer used = 0;
     for (lua_Integer k = 1; k <= n; k++) {
