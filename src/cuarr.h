@@ -320,6 +320,8 @@ CUARR_API void cuarr_strides_keep(const cuarr_array *a, size_t itemsize, int64_t
 /* Whether a's elements fill one block of bytes in some order of its axes (C, F or another): its
  * strides are cuarr_strides_keep's (axes of extent 1 may have any).  Empty arrays are. */
 CUARR_API bool cuarr_array_is_dense(const cuarr_array *a);
+/* Whether a and b have the same ndim and extents. */
+CUARR_API bool cuarr_array_same_shape(const cuarr_array *a, const cuarr_array *b);
 
 /* A new C-contiguous array (uninitialised) on device (CUARR_HOST for host memory).  pinned
  * applies to host arrays.  The array holds the only reference to its new buffer. */

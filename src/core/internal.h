@@ -116,6 +116,11 @@ void cuarr_buffer_release_spares(void);
 static inline cuarr_status cuarr_still_live(const cuarr_array *a) {
   return a && a->buf && !a->buf->ptr ? cuarr_array_check_live(a) : CUARR_OK;
 }
+/* The source and the destination of a copy (or a scan's input and output), in that order. */
+static inline cuarr_status cuarr_both_still_live(const cuarr_array *a, const cuarr_array *b) {
+  cuarr_status s = cuarr_still_live(a);
+  return s == CUARR_OK ? cuarr_still_live(b) : s;
+}
 
 /* ---- the CUstream of a context (NULL = null stream) and its reclaim hook (none without one) */
 static inline CUstream cuarr_ctx_stream(const cuarr_context *ctx) {

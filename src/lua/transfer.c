@@ -64,15 +64,6 @@ static int array_get(lua_State *L) {
   return 1;
 }
 
-static bool same_shape(const cuarr_array *a, const cuarr_array *b) {
-  if (a->ndim != b->ndim)
-    return false;
-  for (int i = 0; i < a->ndim; i++)
-    if (a->shape[i] != b->shape[i])
-      return false;
-  return true;
-}
-
 /* a:set(h[, stream]) -- copy h (an array of the same shape, or a nested table) into a. */
 static int array_set(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
@@ -81,7 +72,7 @@ static int array_set(lua_State *L) {
   const cuarr_array *src = lua_type(L, 2) == LUA_TTABLE
                                ? cuarr_lua_host_array_from_lua(L, S, 2, a->dtype)
                                : cuarr_lua_check_array(L, 2);
-  if (!same_shape(a, src))
+  if (!cuarr_array_same_shape(a, src))
     return cuarr_lua_error(L, CUARR_VALUE_ERROR,
                            "set: the shapes differ (%d-d into %d-d, or other extents)", src->ndim,
                            a->ndim);
@@ -99,7 +90,7 @@ static int array_copy_to_host(lua_State *L) {
     if (cuarr_array_device(h) != CUARR_HOST)
       return cuarr_lua_error(L, CUARR_VALUE_ERROR,
                              "copy_to_host: the destination is not a host array");
-    if (!same_shape(a, h))
+    if (!cuarr_array_same_shape(a, h))
       return cuarr_lua_error(L, CUARR_VALUE_ERROR, "copy_to_host: the shapes differ");
     cuarr_lua_copy_into(L, S, h, a, cuarr_lua_opt_stream(L, stream_arg(L, 3, "copy_to_host")));
     lua_settop(L, 2);

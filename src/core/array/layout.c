@@ -53,6 +53,15 @@ void cuarr_array_extent(const cuarr_array *a, int64_t *lo, int64_t *hi) {
   *hi += (int64_t)cuarr_dtype_size(a->dtype);
 }
 
+bool cuarr_array_same_shape(const cuarr_array *a, const cuarr_array *b) {
+  if (a->ndim != b->ndim)
+    return false;
+  for (int i = 0; i < a->ndim; i++)
+    if (a->shape[i] != b->shape[i])
+      return false;
+  return true;
+}
+
 bool cuarr_array_is_dense(const cuarr_array *a) {
   if (cuarr_array_size(a) == 0)
     return true;

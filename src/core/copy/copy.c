@@ -15,18 +15,9 @@
 
 #include "transfer.h"
 
-static bool same_shape(const cuarr_array *a, const cuarr_array *b) {
-  if (a->ndim != b->ndim)
-    return false;
-  for (int i = 0; i < a->ndim; i++)
-    if (a->shape[i] != b->shape[i])
-      return false;
-  return true;
-}
-
 /* dst can take src's bytes as they are: same dtype and shape, both dense in the same order. */
 static bool bytes_match(const cuarr_array *dst, const cuarr_array *src) {
-  if (dst->dtype != src->dtype || !same_shape(dst, src) || !cuarr_array_is_dense(dst) ||
+  if (dst->dtype != src->dtype || !cuarr_array_same_shape(dst, src) || !cuarr_array_is_dense(dst) ||
       !cuarr_array_is_dense(src))
     return false;
   if (cuarr_array_size(dst) == 0)
@@ -91,9 +82,7 @@ static cuarr_status host_to_device(cuarr_context *ctx, const cuarr_array *dst,
   /* src and dst were checked before the allocations above (internal.h: operands after an
    * allocation). */
   if (s == CUARR_OK)
-    s = cuarr_still_live(src);
-  if (s == CUARR_OK)
-    s = cuarr_still_live(dst);
+    s = cuarr_both_still_live(src, dst);
   bool pinned = hsrc.buf->pinned;
   if (s == CUARR_OK)
     s = cuarr_upload(dev, stream, cuarr_array_data(&landing), cuarr_array_data(&hsrc),
@@ -131,9 +120,7 @@ static cuarr_status device_to_host(cuarr_context *ctx, const cuarr_array *dst,
   /* src and dst were checked before the allocations above (internal.h: operands after an
    * allocation). */
   if (s == CUARR_OK)
-    s = cuarr_still_live(src);
-  if (s == CUARR_OK)
-    s = cuarr_still_live(dst);
+    s = cuarr_both_still_live(src, dst);
   /* Asynchronous only into a pinned array the caller gave; a landing buffer must be complete
    * before the host loop reads it. */
   bool pinned = s == CUARR_OK && !landing_made && landing.buf->pinned;
@@ -180,9 +167,7 @@ static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
   /* src and dst were checked before the allocations above (internal.h: operands after an
    * allocation). */
   if (s == CUARR_OK)
-    s = cuarr_still_live(src);
-  if (s == CUARR_OK)
-    s = cuarr_still_live(dst);
+    s = cuarr_both_still_live(src, dst);
   if (s == CUARR_OK)
     s = cuarr_device_activate(ddev);
   if (s == CUARR_OK && nbytes_of(&csrc) > 0)

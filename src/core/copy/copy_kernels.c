@@ -379,9 +379,8 @@ static cuarr_status copy_staged(const cuarr_context *ctx, int device, CUstream s
   CUARR_TRY(cuarr_array_empty(device, src->dtype, src->ndim, src->shape, false, stream,
                               cuarr_ctx_reclaim(ctx), &tmp));
   int64_t strides[CUARR_MAXDIM];
-  cuarr_status s = cuarr_still_live(src); /* internal.h: operands after an allocation */
-  if (s == CUARR_OK)
-    s = cuarr_still_live(dst);
+  /* internal.h: operands after an allocation */
+  cuarr_status s = cuarr_both_still_live(src, dst);
   if (s == CUARR_OK)
     s = copy_direct(device, stream, &tmp, src, src->strides);
   if (s == CUARR_OK)

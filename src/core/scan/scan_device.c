@@ -353,9 +353,7 @@ static cuarr_status launch_with_state(const cuarr_context *ctx, int device, CUst
   CUARR_TRY(cuarr_array_empty(device, CUARR_UINT8, 1, &bytes, false, stream, cuarr_ctx_reclaim(ctx),
                               &state));
   /* The plan's pointers were read before it (internal.h: operands after an allocation). */
-  cuarr_status live = cuarr_still_live(c->in);
-  if (live == CUARR_OK)
-    live = cuarr_still_live(c->out);
+  cuarr_status live = cuarr_both_still_live(c->in, c->out);
   if (live != CUARR_OK) {
     cuarr_array_release(&state);
     return live;
