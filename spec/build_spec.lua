@@ -6,12 +6,7 @@ local H = require("spec.helper").bind(_ENV)
 local _ = H
 local C = require "spec.support.child"
 
-local function run(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1"))
-  local out = p:read("a")
-  local ok = p:close()
-  return ok, out
-end
+local run = C.shell
 
 -- make, without the job server of a `make -j test` that may be running these specs.
 local MAKE = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory "

@@ -6,17 +6,12 @@
 local H = require("spec.helper").bind(_ENV)
 local _ = H
 local C = require "spec.support.child"
+local run = C.shell
 
 describe("make install", function()
   it("installs a module that `require` finds from another directory", function()
     local prefix = os.tmpname()
     os.remove(prefix)
-    local function run(cmd)
-      local p = assert(io.popen(cmd .. " 2>&1"))
-      local out = p:read("a")
-      local ok = p:close()
-      return ok, out
-    end
     local ok, out = run("make --no-print-directory install PREFIX=" .. prefix)
     assert.is_true(ok, out)
     ok, out = run(("cd / && LUA_PATH='%s/share/lua/5.4/?.lua;%s/share/lua/5.4/?/init.lua' " ..
@@ -29,12 +24,6 @@ describe("make install", function()
   end)
 end)
 
-local function run(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1"))
-  local out = p:read("a")
-  local ok = p:close()
-  return ok, out
-end
 
 describe("the rockspec", function()
   it("names the project's git repository as its source, not a path on one machine", function()

@@ -29,4 +29,12 @@ function C.run(code, env, flags)
   return ok, out, e
 end
 
+-- Run a shell command; returns ok (exit status 0) and its output, stderr included.
+function C.shell(cmd)
+  local p = assert(io.popen(cmd .. " 2>&1"))
+  local out = p:read("a")
+  local ok = p:close()
+  return ok, out
+end
+
 return C
