@@ -173,5 +173,16 @@ describe("an index table whose __len claims a huge length", function()
       assert.are.equal(0, reads)
       assert.are.same({ { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } }, a:get():totable())
     end)
+
+    b.it("reads each entry of an index table once, newaxis entries too", function()
+      local a = b.xp.arange(12):reshape(4, 3)
+      local entries, reads = { 2, b.xp.newaxis, 3 }, 0
+      local key = setmetatable({}, { __len = function() return 3 end,
+                                     __index = function(_, k) reads = reads + 1; return entries[k] end })
+      local v = a[key]
+      assert.are.equal(3, reads)
+      assert.are.same({ 1 }, v.shape)
+      assert.are.equal(5, v:get():totable()[1])
+    end)
   end
 end)

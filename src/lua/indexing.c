@@ -142,21 +142,22 @@ static cuarr_array *key_view(lua_State *L, int key_idx, bool *element) {
   if (n > (lua_Integer)a->ndim + CUARR_MAXDIM)
     cuarr_lua_error(L, CUARR_INDEX_ERROR, "too many indices: %lld for an array of %d dimensions",
                     (long long)n, a->ndim);
-  if (n > a->ndim) { /* newaxis entries take no axis: counted only here */
-    lua_Integer used = 0;
-    for (lua_Integer k = 1; k <= n; k++) {
-      lua_geti(L, key_idx, k);
-      used += !is_newaxis(L, -1);
-      lua_pop(L, 1);
-    }
-    if (used > a->ndim)
-      cuarr_lua_error(L, CUARR_INDEX_ERROR, "too many indices: %lld for an array of %d dimensions",
-                      (long long)used, a->ndim);
+  /* Every entry read once, onto the stack: newaxis entries take no axis, so they are counted
+   * before any is applied. */
+  cuarr_lua_check_stack(L, (int)n);
+  int first = lua_gettop(L) + 1;
+  lua_Integer used = 0;
+  for (lua_Integer k = 1; k <= n; k++) {
+    lua_geti(L, key_idx, k);
+    used += !is_newaxis(L, -1);
   }
+  if (used > a->ndim)
+    cuarr_lua_error(L, CUARR_INDEX_ERROR, "too many indices: %lld for an array of %d dimensions",
+                    (long long)used, a->ndim);
   int axis = 0, selected = 0; /* axis: position in *cur of the original axis k */
   for (lua_Integer k = 1; k <= n; k++) {
-    int t = lua_geti(L, key_idx, k);
-    int entry = lua_gettop(L);
+    int entry = first + (int)k - 1;
+    int t = lua_type(L, entry);
     if (t == LUA_TNUMBER) {
       lua_Integer i = index_value(L, entry, "indices", (int)k - 1);
       cuarr_array next;
@@ -175,8 +176,8 @@ static cuarr_array *key_view(lua_State *L, int key_idx, bool *element) {
                       "index entry %lld must be an integer, a range table or cuarr.newaxis, got %s",
                       (long long)k, luaL_typename(L, entry));
     }
-    lua_pop(L, 1);
   }
+  lua_settop(L, first - 1);
   *element = selected == a->ndim && a->ndim > 0 && cur->ndim == 0;
   return cur;
 }
