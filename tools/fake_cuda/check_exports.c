@@ -31,6 +31,7 @@ int main(int argc, char **argv) {
     missing++;                                                                                     \
   }
   CUARR_DRIVER_FUNCTIONS(CHECK_)
+  CUARR_DRIVER_OPTIONAL_FUNCTIONS(CHECK_)
   if (!missing)
     printf("check_exports: all %d driver entry points of driver.h exported\n", n);
   return missing ? 1 : 0;

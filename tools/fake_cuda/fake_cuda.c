@@ -33,8 +33,11 @@
  * and # see the unrenamed names: cuMemAlloc, not cuMemAlloc_v2). */
 #define FAKE_ENUM_(f) FAKE_##f,
 #define FAKE_NAME_(f) #f,
-enum { CUARR_DRIVER_FUNCTIONS(FAKE_ENUM_) FAKE_N_FUNCTIONS };
-static const char *const fake_names[FAKE_N_FUNCTIONS] = {CUARR_DRIVER_FUNCTIONS(FAKE_NAME_)};
+enum {
+  CUARR_DRIVER_FUNCTIONS(FAKE_ENUM_) CUARR_DRIVER_OPTIONAL_FUNCTIONS(FAKE_ENUM_) FAKE_N_FUNCTIONS
+};
+static const char *const fake_names[FAKE_N_FUNCTIONS] = {
+    CUARR_DRIVER_FUNCTIONS(FAKE_NAME_) CUARR_DRIVER_OPTIONAL_FUNCTIONS(FAKE_NAME_)};
 
 static bool counting; /* set once, before any call, by the constructor */
 static atomic_ulong fake_counts[FAKE_N_FUNCTIONS];
@@ -161,6 +164,14 @@ static void *dptr(CUdeviceptr d) { return (void *)(uintptr_t)d; }
 struct CUstream_st {
   unsigned flags;
   int priority;
+  struct CUgraph_st *capture; /* the graph being captured, or NULL */
+};
+/* A captured graph counts its nodes; nothing is recorded to replay. */
+struct CUgraph_st {
+  size_t nodes;
+};
+struct CUgraphExec_st {
+  size_t nodes;
 };
 struct CUevent_st {
   unsigned flags;
@@ -501,6 +512,7 @@ EXPORT CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned 
     return CUDA_ERROR_OUT_OF_MEMORY;
   s->flags = flags;
   s->priority = priority;
+  s->capture = NULL;
   *phStream = s;
   return CUDA_SUCCESS;
 }
@@ -708,4 +720,116 @@ EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunctio
     return CUDA_ERROR_INVALID_VALUE;
   return check_launch(f, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX,
                       config->blockDimY, config->blockDimZ, config->sharedMemBytes);
+}
+
+/* ---------------------------------------------------------------- function attributes */
+
+EXPORT CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc) {
+  COUNT(cuFuncGetAttribute);
+  if (!pi)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!hfunc)
+    return CUDA_ERROR_INVALID_HANDLE;
+  switch (attrib) {
+  case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = 1024; break;
+  case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = 16; break;
+  case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+  case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = 90; break;
+  case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = 48 << 10; break;
+  default: *pi = 0; break;
+  }
+  return CUDA_SUCCESS;
+}
+
+/* The stand-in knows no parameter lists. */
+EXPORT CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
+                                           size_t *paramSize) {
+  COUNT(cuFuncGetParamInfo);
+  (void)paramIndex;
+  (void)paramOffset;
+  (void)paramSize;
+  return func ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_HANDLE;
+}
+
+/* ---------------------------------------------------------------- stream capture and graphs */
+
+EXPORT CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode) {
+  COUNT(cuStreamBeginCapture);
+  (void)mode;
+  if (!hStream)
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; /* the legacy null stream cannot capture */
+  if (hStream->capture)
+    return CUDA_ERROR_ILLEGAL_STATE;
+  hStream->capture = calloc(1, sizeof *hStream->capture);
+  return hStream->capture ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph) {
+  COUNT(cuStreamEndCapture);
+  if (!phGraph)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!hStream || !hStream->capture)
+    return CUDA_ERROR_ILLEGAL_STATE;
+  *phGraph = hStream->capture;
+  hStream->capture = NULL;
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream,
+                                            CUstreamCaptureStatus *captureStatus) {
+  COUNT(cuStreamIsCapturing);
+  if (!captureStatus)
+    return CUDA_ERROR_INVALID_VALUE;
+  *captureStatus =
+      hStream && hStream->capture ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes) {
+  COUNT(cuGraphGetNodes);
+  if (!hGraph || !numNodes)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (nodes)
+    return CUDA_ERROR_NOT_SUPPORTED; /* the stand-in only counts */
+  *numNodes = hGraph->nodes;
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                                    unsigned long long flags) {
+  COUNT(cuGraphInstantiateWithFlags);
+  (void)flags;
+  if (!phGraphExec || !hGraph)
+    return CUDA_ERROR_INVALID_VALUE;
+  CUgraphExec e = malloc(sizeof *e);
+  if (!e)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  e->nodes = hGraph->nodes;
+  *phGraphExec = e;
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
+  COUNT(cuGraphLaunch);
+  if (!hGraphExec)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (hStream && hStream->capture)
+    hStream->capture->nodes++;
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec) {
+  COUNT(cuGraphExecDestroy);
+  if (!hGraphExec)
+    return CUDA_ERROR_INVALID_HANDLE;
+  free(hGraphExec);
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph) {
+  COUNT(cuGraphDestroy);
+  if (!hGraph)
+    return CUDA_ERROR_INVALID_HANDLE;
+  free(hGraph);
+  return CUDA_SUCCESS;
 }

@@ -56,6 +56,14 @@
   X(cuStreamSynchronize)                                                                           \
   X(cuStreamQuery)                                                                                 \
   X(cuStreamWaitEvent)                                                                             \
+  X(cuStreamBeginCapture)                                                                          \
+  X(cuStreamEndCapture)                                                                            \
+  X(cuStreamIsCapturing)                                                                           \
+  X(cuGraphInstantiateWithFlags)                                                                   \
+  X(cuGraphLaunch)                                                                                 \
+  X(cuGraphExecDestroy)                                                                            \
+  X(cuGraphDestroy)                                                                                \
+  X(cuGraphGetNodes)                                                                               \
   X(cuEventCreate)                                                                                 \
   X(cuEventDestroy)                                                                                \
   X(cuEventRecord)                                                                                 \
@@ -67,8 +75,13 @@
   X(cuModuleGetFunction)                                                                           \
   X(cuModuleGetGlobal)                                                                             \
   X(cuFuncSetAttribute)                                                                            \
+  X(cuFuncGetAttribute)                                                                            \
   X(cuLaunchKernel)                                                                                \
   X(cuLaunchKernelEx)
+
+/* Entry points newer than the oldest driver cuarr runs on: resolved when the driver has them,
+ * NULL otherwise (callers check).  cuFuncGetParamInfo: CUDA 12.4. */
+#define CUARR_DRIVER_OPTIONAL_FUNCTIONS(X) X(cuFuncGetParamInfo)
 
 #define CUARR_NVRTC_FUNCTIONS(X)                                                                   \
   X(nvrtcVersion)                                                                                  \
@@ -87,6 +100,7 @@
 
 typedef struct cuarr_driver_api {
   CUARR_DRIVER_FUNCTIONS(CUARR_MEMBER_)
+  CUARR_DRIVER_OPTIONAL_FUNCTIONS(CUARR_MEMBER_)
 } cuarr_driver_api;
 
 typedef struct cuarr_nvrtc_api {

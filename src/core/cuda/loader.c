@@ -92,6 +92,8 @@ static bool open_or_fail(library *lib, const char *label, const char *env_var,
     }                                                                                              \
   }
 
+#define RESOLVE_OPTIONAL_(f) *(void **)&api->f = dlsym(lib->handle, XSTR(f));
+
 static void load_driver_once(void) {
   static const char *const names[] = {"libcuda.so.1", "libcuda.so", NULL};
   library *lib = &driver_lib;
@@ -103,6 +105,7 @@ static void load_driver_once(void) {
   CUARR_DRIVER_FUNCTIONS(RESOLVE_)
   if (!ok)
     return;
+  CUARR_DRIVER_OPTIONAL_FUNCTIONS(RESOLVE_OPTIONAL_)
   CUresult r = cuarr_cu.cuInit(0);
   if (r != CUDA_SUCCESS) {
     const char *name = "unknown error";
