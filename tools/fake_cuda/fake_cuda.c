@@ -607,6 +607,17 @@ EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image) {
   return CUDA_SUCCESS;
 }
 
+/* PTX is JIT-compiled by a real driver; the stand-in loads any image as cuModuleLoadData does,
+ * leaving the error log empty. */
+EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image,
+                                           unsigned int numOptions, CUjit_option *options,
+                                           void **optionValues) {
+  COUNT(cuModuleLoadDataEx);
+  if (numOptions && (!options || !optionValues))
+    return CUDA_ERROR_INVALID_VALUE;
+  return cuModuleLoadData(module, image);
+}
+
 EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod) {
   COUNT(cuModuleUnload);
   if (!hmod)

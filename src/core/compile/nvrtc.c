@@ -148,12 +148,41 @@ const char **cuarr_nvrtc_options(int arch, const char *const *options, int n_opt
  * and that compile's result (or log) is the answer.  Either way one source gives one cubin. */
 #define MINIMAL "--minimal"
 
+/* The lowered names of the program's name expressions, copied into one malloc'd block of
+ * consecutive NUL-terminated strings (in the order of `names`). */
+static cuarr_status take_lowered(nvrtcProgram prog, const cuarr_name_expressions *names,
+                                 char **lowered) {
+  size_t total = 0;
+  for (int i = 0; i < names->n; i++) {
+    const char *l = NULL;
+    CUARR_TRY(cuarr_nvrtc_check(cuarr_nvrtc.nvrtcGetLoweredName(prog, names->expr[i], &l),
+                                "nvrtcGetLoweredName"));
+    total += strlen(l) + 1;
+  }
+  char *block = malloc(total ? total : 1), *at = block;
+  if (!block)
+    return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for lowered names");
+  for (int i = 0; i < names->n; i++) {
+    const char *l = NULL;
+    cuarr_nvrtc.nvrtcGetLoweredName(prog, names->expr[i], &l);
+    size_t n = strlen(l) + 1;
+    memcpy(at, l, n);
+    at += n;
+  }
+  *lowered = block;
+  return CUARR_OK;
+}
+
 static cuarr_status compile_once(const char *source, const char *program_name, const char **all,
-                                 int n_all, bool quiet, char **cubin, size_t *cubin_size) {
+                                 int n_all, const cuarr_name_expressions *names, bool quiet,
+                                 char **cubin, size_t *cubin_size, char **lowered) {
   nvrtcProgram prog = NULL;
   cuarr_status s =
       cuarr_nvrtc_check(cuarr_nvrtc.nvrtcCreateProgram(&prog, source, program_name, 0, NULL, NULL),
                         "nvrtcCreateProgram");
+  for (int i = 0; s == CUARR_OK && names && i < names->n; i++)
+    s = cuarr_nvrtc_check(cuarr_nvrtc.nvrtcAddNameExpression(prog, names->expr[i]),
+                          "nvrtcAddNameExpression");
   if (s == CUARR_OK) {
     nvrtcResult r = cuarr_nvrtc.nvrtcCompileProgram(prog, n_all, all);
     if (r == NVRTC_SUCCESS)
@@ -161,19 +190,34 @@ static cuarr_status compile_once(const char *source, const char *program_name, c
     else
       s = quiet ? CUARR_COMPILE_ERROR : compile_failed(prog, r, source, program_name);
   }
+  if (s == CUARR_OK && names && names->n > 0) {
+    s = take_lowered(prog, names, lowered);
+    if (s != CUARR_OK) {
+      free(*cubin);
+      *cubin = NULL;
+    }
+  }
   if (prog)
     cuarr_nvrtc.nvrtcDestroyProgram(&prog);
   return s;
 }
 
+cuarr_status cuarr_nvrtc_compile_named(const char *source, const char *program_name,
+                                       const char **all, int n_all,
+                                       const cuarr_name_expressions *names, char **cubin,
+                                       size_t *cubin_size, char **lowered) {
+  CUARR_TRY(cuarr_load_nvrtc());
+  all[n_all] = MINIMAL;
+  if (compile_once(source, program_name, all, n_all + 1, names, true, cubin, cubin_size, lowered) ==
+      CUARR_OK)
+    return CUARR_OK;
+  return compile_once(source, program_name, all, n_all, names, false, cubin, cubin_size, lowered);
+}
+
 cuarr_status cuarr_nvrtc_compile_with(const char *source, const char *program_name,
                                       const char **all, int n_all, char **cubin,
                                       size_t *cubin_size) {
-  CUARR_TRY(cuarr_load_nvrtc());
-  all[n_all] = MINIMAL;
-  if (compile_once(source, program_name, all, n_all + 1, true, cubin, cubin_size) == CUARR_OK)
-    return CUARR_OK;
-  return compile_once(source, program_name, all, n_all, false, cubin, cubin_size);
+  return cuarr_nvrtc_compile_named(source, program_name, all, n_all, NULL, cubin, cubin_size, NULL);
 }
 
 cuarr_status cuarr_nvrtc_compile(const char *source, const char *program_name,
