@@ -552,6 +552,124 @@ CUARR_API cuarr_status cuarr_reduction_kernel_call(cuarr_context *ctx, cuarr_red
                                                    uint64_t axes, bool keepdims,
                                                    cuarr_dtype weak_float_dtype, cuarr_array *out);
 
+/* ---------------------------------------------------------------- raw kernels */
+
+/* A user's CUDA C program (or a cubin, PTX or fatbin image) whose __global__ functions are
+ * launched as written, CuPy's RawModule.  A module from source compiles for each device's own
+ * architecture on first use there (or on cuarr_raw_module_compile), through the kernel cache.
+ * Its kernels' parameter lists are learnt from the compiler and the driver, so that every
+ * launch checks its arguments against them.  Reference-counted; thread-safe. */
+typedef struct cuarr_raw_module cuarr_raw_module;
+typedef struct cuarr_raw_kernel cuarr_raw_kernel;
+
+typedef struct cuarr_raw_module_options {
+  const char *const *options; /* NVRTC options (strings without NUL bytes) */
+  int n_options;
+  /* Name expressions ("scale<float>", "&ns::f"): templates and C++ names the module's
+   * get_function finds by these spellings. */
+  const char *const *name_expressions;
+  int n_name_expressions;
+} cuarr_raw_module_options;
+
+typedef enum cuarr_raw_image_kind {
+  CUARR_RAW_SOURCE, /* CUDA C (a .cu file) */
+  CUARR_RAW_CUBIN,
+  CUARR_RAW_PTX,
+  CUARR_RAW_FATBIN,
+} cuarr_raw_image_kind;
+
+/* A module of CUDA C source; nothing is compiled yet.  opts may be NULL. */
+CUARR_API cuarr_status cuarr_raw_module_from_source(const char *source,
+                                                    const cuarr_raw_module_options *opts,
+                                                    cuarr_raw_module **out);
+/* A module of a file: .cu (source; opts apply), .cubin, .ptx or .fatbin (loaded as they are;
+ * opts must name nothing).  Another extension is a CUARR_VALUE_ERROR. */
+CUARR_API cuarr_status cuarr_raw_module_from_file(const char *path,
+                                                  const cuarr_raw_module_options *opts,
+                                                  cuarr_raw_module **out);
+CUARR_API void cuarr_raw_module_retain(cuarr_raw_module *m);
+CUARR_API void cuarr_raw_module_release(cuarr_raw_module *m); /* NULL is a no-op */
+/* Compile (or load) the module for device now. */
+CUARR_API cuarr_status cuarr_raw_module_compile(cuarr_raw_module *m, int device);
+/* The kernel `name` (an extern "C" name, or one of the module's name expressions) on device,
+ * compiled there first when needed.  The kernel holds a reference to its module; free it with
+ * cuarr_raw_kernel_free. */
+CUARR_API cuarr_status cuarr_raw_module_get_function(cuarr_raw_module *m, int device,
+                                                     const char *name, cuarr_raw_kernel **out);
+/* The device address and size of the __device__ or __constant__ variable `name` (an extern "C"
+ * name or a name expression); the memory lives as long as the process. */
+CUARR_API cuarr_status cuarr_raw_module_get_global(cuarr_raw_module *m, int device,
+                                                   const char *name, void **ptr, size_t *bytes);
+
+CUARR_API void cuarr_raw_kernel_free(cuarr_raw_kernel *k); /* NULL is a no-op */
+CUARR_API const char *cuarr_raw_kernel_name(const cuarr_raw_kernel *k);
+CUARR_API int cuarr_raw_kernel_device(const cuarr_raw_kernel *k);
+
+/* What a parameter is known to be. */
+typedef enum cuarr_raw_param_kind {
+  CUARR_RAW_PARAM_BOOL,
+  CUARR_RAW_PARAM_SIGNED,
+  CUARR_RAW_PARAM_UNSIGNED,
+  CUARR_RAW_PARAM_FLOAT,   /* float, double, __half */
+  CUARR_RAW_PARAM_POINTER, /* passed an array */
+  CUARR_RAW_PARAM_OTHER,   /* a class, a reference...: no Lua value is one */
+  CUARR_RAW_PARAM_SIZED,   /* only its size is known (a binary module, or no signature) */
+} cuarr_raw_param_kind;
+
+typedef struct cuarr_raw_param {
+  cuarr_raw_param_kind kind;
+  int size;         /* bytes */
+  int offset;       /* bytes into the parameter buffer */
+  int pointee;      /* a pointer's element dtype (cuarr_dtype), -1: any array */
+  char spelled[40]; /* "const double*", "int"; "8 bytes" when only the size is known */
+} cuarr_raw_param;
+
+/* The number of parameters, -1 when the kernel's parameter list could not be learnt (a driver
+ * older than CUDA 12.4 with a binary module): its launches are refused. */
+CUARR_API int cuarr_raw_kernel_n_params(const cuarr_raw_kernel *k);
+CUARR_API cuarr_status cuarr_raw_kernel_param(const cuarr_raw_kernel *k, int i,
+                                              cuarr_raw_param *out);
+
+typedef struct cuarr_raw_kernel_attributes {
+  int max_threads_per_block, shared_size_bytes, const_size_bytes, local_size_bytes, num_regs,
+      ptx_version, binary_version, cache_mode_ca, max_dynamic_shared_size_bytes,
+      preferred_shared_memory_carveout;
+} cuarr_raw_kernel_attributes;
+CUARR_API cuarr_status cuarr_raw_kernel_attributes_get(const cuarr_raw_kernel *k,
+                                                       cuarr_raw_kernel_attributes *out);
+/* cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES): later launches may use that much. */
+CUARR_API cuarr_status cuarr_raw_kernel_set_max_dynamic_shared(cuarr_raw_kernel *k, int bytes);
+
+/* An argument of a launch: an array (passed as a pointer to its first element), or a value
+ * converted to the parameter's own type (a range error rather than a wrap or a truncation). */
+typedef enum cuarr_raw_arg_kind {
+  CUARR_RAW_ARG_ARRAY,
+  CUARR_RAW_ARG_INTEGER,
+  CUARR_RAW_ARG_FLOAT,
+  CUARR_RAW_ARG_BOOL,
+} cuarr_raw_arg_kind;
+typedef struct cuarr_raw_arg {
+  cuarr_raw_arg_kind kind;
+  const cuarr_array *array;
+  int64_t i;
+  double f;
+  bool b;
+} cuarr_raw_arg;
+
+typedef struct cuarr_raw_launch_config {
+  unsigned grid[3], block[3]; /* each at least 1 */
+  unsigned shared_mem;        /* dynamic shared memory bytes */
+} cuarr_raw_launch_config;
+
+/* Launch on ctx's stream (it must be of the kernel's device).  The configuration is checked
+ * against the kernel's and the device's limits and the arguments against the parameter list
+ * before anything is queued: CUARR_CUDA_ERROR for a configuration the device refuses,
+ * CUARR_TYPE_ERROR / CUARR_VALUE_ERROR for an argument, naming the kernel and the argument
+ * (1-based) and both types. */
+CUARR_API cuarr_status cuarr_raw_kernel_launch(cuarr_context *ctx, const cuarr_raw_kernel *k,
+                                               const cuarr_raw_launch_config *config,
+                                               const cuarr_raw_arg *args, int n_args);
+
 /* ---------------------------------------------------------------- diagnostics */
 
 /* The oldest warning the core queued on this thread (e.g. "the kernel cache directory ... is

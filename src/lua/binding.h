@@ -179,8 +179,9 @@ void cuarr_lua_open_transfers(lua_State *L, const cuarr_lua_module *m); /* trans
 void cuarr_lua_open_shape_ops(lua_State *L, const cuarr_lua_module *m); /* shape_ops.c */
 void cuarr_lua_open_elementwise_kernels(lua_State *L, const cuarr_lua_module *m);
 void cuarr_lua_open_reduction_kernels(lua_State *L, const cuarr_lua_module *m);
-void cuarr_lua_open_creations(lua_State *L, const cuarr_lua_module *m);  /* creation.c */
-void cuarr_lua_open_ufuncs(lua_State *L, const cuarr_lua_module *m);     /* ufuncs.c */
-void cuarr_lua_open_reductions(lua_State *L, const cuarr_lua_module *m); /* reductions.c */
+void cuarr_lua_open_raw_kernels(lua_State *L, const cuarr_lua_module *m); /* raw_kernel.c */
+void cuarr_lua_open_creations(lua_State *L, const cuarr_lua_module *m);   /* creation.c */
+void cuarr_lua_open_ufuncs(lua_State *L, const cuarr_lua_module *m);      /* ufuncs.c */
+void cuarr_lua_open_reductions(lua_State *L, const cuarr_lua_module *m);  /* reductions.c */
 
 #endif

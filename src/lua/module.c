@@ -38,6 +38,7 @@ static void (*const parts[])(lua_State *L, const cuarr_lua_module *m) = {
     cuarr_lua_open_shape_ops,
     cuarr_lua_open_elementwise_kernels,
     cuarr_lua_open_reduction_kernels,
+    cuarr_lua_open_raw_kernels,
     cuarr_lua_open_creations,
     cuarr_lua_open_ufuncs,
     cuarr_lua_open_reductions,

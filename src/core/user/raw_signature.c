@@ -440,6 +440,17 @@ static bool kernel_after(const char *p, const char **name, size_t *len) {
   }
 }
 
+/* Whether `at` is on a preprocessor directive's line (`#include <cuda_fp16.h>` ends in a '>'
+ * that closes no template parameter list). */
+static bool in_directive(const char *source, const char *at) {
+  const char *line = at;
+  while (line > source && line[-1] != '\n')
+    line--;
+  while (*line == ' ' || *line == '\t')
+    line++;
+  return *line == '#';
+}
+
 /* Whether the declaration whose `__global__` starts at `at` is a template: the nearest token
  * before it (past the words a declaration may start with) closes a template parameter list. */
 static bool is_template(const char *source, const char *at) {
@@ -459,7 +470,7 @@ static bool is_template(const char *source, const char *at) {
     while (p > source && is_ident_char(p[-1]))
       p--;
     if (p == end)
-      return p > source && p[-1] == '>';
+      return p > source && p[-1] == '>' && !in_directive(source, p - 1);
     if (!declaration_word(p, (size_t)(end - p)))
       return false;
   }
