@@ -340,8 +340,19 @@ static void launch(lua_State *L, cuarr_lua_state *S, int kidx, cuarr_raw_launch_
   CUARR_LUA_TRY(L, cuarr_raw_kernel_launch(&ctx, k, config, args, n));
 }
 
+/* The stream at idx (nil: the current one) of a launch of kernel `name`: a Stream, or a
+ * TypeError naming the kernel. */
+static cuarr_stream *launch_stream(lua_State *L, int idx, const char *name) {
+  if (!lua_isnil(L, idx) &&
+      !cuarr_lua_to_object(L, CUARR_LUA_STATE(L), idx, &cuarr_lua_stream_class))
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "the stream of a launch of %s must be a Stream, got %s",
+                    name, luaL_typename(L, idx));
+  return cuarr_lua_opt_stream(L, idx);
+}
+
 /* The launch options {shared_mem =, stream =} at idx. */
-static cuarr_stream *read_launch_options(lua_State *L, int idx, cuarr_raw_launch_config *c) {
+static cuarr_stream *read_launch_options(lua_State *L, int idx, const char *name,
+                                         cuarr_raw_launch_config *c) {
   static const char *const keys[] = {"shared_mem", "stream", NULL};
   if (!lua_istable(L, idx))
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #5 (options) must be a table, got %s",
@@ -356,7 +367,7 @@ static cuarr_stream *read_launch_options(lua_State *L, int idx, cuarr_raw_launch
   }
   lua_pop(L, 1);
   cuarr_lua_get_option(L, idx, "stream"); /* left on the stack: it stays alive */
-  return cuarr_lua_opt_stream(L, -1);
+  return launch_stream(L, lua_gettop(L), name);
 }
 
 /* k(grid, block, args[, {shared_mem =, stream =}]) */
@@ -374,7 +385,7 @@ static int kernel_call(lua_State *L) {
                            name, luaL_typename(L, 4));
   cuarr_stream *stream = NULL;
   if (!lua_isnoneornil(L, 5))
-    stream = read_launch_options(L, 5, &config);
+    stream = read_launch_options(L, 5, name, &config);
   int n = (int)lua_rawlen(L, 4);
   if (n > MAX_ARGS)
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "kernel %s: at most %d arguments, got %d", name,
@@ -438,7 +449,7 @@ static int kernel_index_other(lua_State *L) {
   }
   lua_settop(L, top);
   lua_rawgeti(L, 2, 3);
-  cuarr_lua_opt_stream(L, -1); /* checked now: a wrong one fails here, not at the launch */
+  launch_stream(L, lua_gettop(L), name); /* checked now: a wrong one fails here, not later */
   lua_pushcclosure(L, launcher_call, 4);
   return 1;
 }

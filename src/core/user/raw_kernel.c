@@ -103,8 +103,9 @@ cuarr_status cuarr_raw_kernel_learn_params(cuarr_raw_kernel *k, const cuarr_modu
       p->size = sizes[i];
       p->offset = offsets[i];
     } else if (p->size <= 0) {
-      n = -1; /* a parameter of unknown size: no offsets follow */
-      break;
+      /* A class passed by value (OTHER), of a size the decoder does not know: no Lua value
+       * converts to it, so a launch fails on it before it needs any later offset. */
+      p->offset = end;
     } else {
       p->offset = (end + p->size - 1) / p->size * p->size; /* scalars and pointers: naturally
                                                               aligned */
