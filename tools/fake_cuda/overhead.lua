@@ -61,14 +61,41 @@ local function sum_item(n)
   end, function() a:free() end
 end
 
--- The floor a user can reach from Lua: an ElementwiseKernel called with its output given (no
--- ufunc dispatch, no type resolution, no allocation).  cuarr has no RawKernel.
+-- An ElementwiseKernel called with its output given (no ufunc dispatch, no type resolution, no
+-- allocation).
 local function ewk_out(n)
   local a, b, c, release = operands(n)
   local k = cuarr.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = x + y",
                                     "fake_overhead_add")
   return function(n_ops)
     for _ = 1, n_ops do k(a, b, c) end
+  end, release
+end
+
+-- The floor a user can reach from Lua: a RawKernel over n elements, its arguments checked
+-- against the parameter list and converted, in CuPy's call style or through a Numba-style
+-- launcher made once.
+local RAW_ADD = [[
+extern "C" __global__ void fake_overhead_raw_add(const float* x, const float* y, float* z, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) z[i] = x[i] + y[i];
+}
+]]
+
+local function raw_call(n)
+  local a, b, c, release = operands(n)
+  local k = cuarr.RawKernel(RAW_ADD, "fake_overhead_raw_add")
+  local grid, block = { (n + 255) // 256 }, { 256 }
+  return function(n_ops)
+    for _ = 1, n_ops do k(grid, block, { a, b, c, n }) end
+  end, release
+end
+
+local function raw_numba(n)
+  local a, b, c, release = operands(n)
+  local launch = cuarr.RawKernel(RAW_ADD, "fake_overhead_raw_add")[{ (n + 255) // 256, 256 }]
+  return function(n_ops)
+    for _ = 1, n_ops do launch(a, b, c, n) end
   end, release
 end
 
@@ -90,6 +117,8 @@ local CASES = {
   {name = "sum_alloc_n1000", label = "a:sum()             n=1000", make = sum_alloc, n = 1000},
   {name = "sum_item_n1000", label = "a:sum():item()      n=1000", make = sum_item, n = 1000},
   {name = "ewk_out_n1000", label = "EWK k(a, b, c)      n=1000", make = ewk_out, n = 1000},
+  {name = "raw_call_n1000", label = "RawKernel k(g, b, {...}) n=1000", make = raw_call, n = 1000},
+  {name = "raw_numba_n1000", label = "RawKernel k[{g, b}](...) n=1000", make = raw_numba, n = 1000},
   {name = "field_size", label = "a.size (reference)", make = field_size, n = 1000},
 }
 
