@@ -83,7 +83,7 @@ $(FAKE_LIBCUDA): tools/fake_cuda/fake_cuda.c src/core/cuda/driver.h
 	  -fvisibility=hidden -Isrc -Isrc/core -I$(CUDA_HOME)/include -o $@ $<
 
 FAKE_DRIVER_CTESTS := $(addprefix $(BUILD)/ctest/,test_device_facts test_elementwise_key \
-                        test_reclaim_frees_input)
+                        test_reclaim_frees_input test_raw_module)
 $(FAKE_DRIVER_CTESTS): $(FAKE_LIBCUDA)
 $(FAKE_DRIVER_CTESTS): private ALL_CFLAGS += -DCUARR_FAKE_LIBCUDA='"$(CURDIR)/$(FAKE_LIBCUDA)"'
 
