@@ -650,10 +650,12 @@ typedef enum cuarr_raw_arg_kind {
 } cuarr_raw_arg_kind;
 typedef struct cuarr_raw_arg {
   cuarr_raw_arg_kind kind;
-  const cuarr_array *array;
-  int64_t i;
-  double f;
-  bool b;
+  union {
+    const cuarr_array *array;
+    int64_t i;
+    double f;
+    bool b;
+  };
 } cuarr_raw_arg;
 
 typedef struct cuarr_raw_launch_config {

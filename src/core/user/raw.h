@@ -10,6 +10,7 @@
 
 #include "compile/module_cache.h"
 #include "internal.h"
+#include "user/raw_signature.h"
 
 struct cuarr_raw_module {
   long refs; /* atomically updated */
@@ -40,10 +41,11 @@ struct cuarr_raw_kernel {
   char name[]; /* as the user named it */
 };
 
-/* The most bytes of parameters a kernel takes (the driver's limit since CUDA 12.1 on Volta and
- * newer is 32764; older ones 4 KiB). */
-#define CUARR_RAW_PARAM_BYTES 32768
-#define CUARR_RAW_MAX_PARAMS 1024
+/* The most bytes of parameters a launch takes: the driver's classic 4 KiB, so that the buffer
+ * built on the stack for each launch stays small (CUDA 12.1 allows up to 32764 on Volta and
+ * newer; kernels that need that much are refused when they are looked up). */
+#define CUARR_RAW_PARAM_BYTES 4096
+#define CUARR_RAW_MAX_PARAMS CUARR_SIGNATURE_MAX
 
 /* The module compiled or loaded for device (under its lock, once). */
 cuarr_status cuarr_raw_module_loaded(cuarr_raw_module *m, int device, cuarr_module **out);
