@@ -428,6 +428,17 @@ describe("RawKernel on the device", function()
     assert.are.equal(1024, t[4096])
   end)
 
+  H.gpu_it("names a kernel or global the module lacks, and says how to declare it", function()
+    local mod = cuarr.RawModule { code = SOURCE, name_expressions = { "scale<float>" } }
+    local e = H.raises("ValueError", function() mod:get_function("scale") end)
+    assert.matches("'scale'", e.message, 1, true)
+    assert.matches("extern \"C\"", e.message, 1, true)
+    assert.matches("name_expressions", e.message, 1, true)
+    H.raises("ValueError", function() mod:get_function("scale<double>") end)
+    e = H.raises("ValueError", function() mod:get_global("no_such_table") end)
+    assert.matches("no_such_table", e.message, 1, true)
+  end)
+
   H.gpu_it("turns a PTX file the JIT refuses into a CompileError with its log", function()
     local path = os.tmpname() .. ".ptx"
     local f = assert(io.open(path, "w"))

@@ -289,7 +289,10 @@ cuarr_status cuarr_raw_module_get_global(cuarr_raw_module *m, int device, const 
   CUARR_TRY(cuarr_raw_module_loaded(m, device, &loaded));
   CUdeviceptr p = 0;
   size_t n = 0;
-  if (cuarr_module_global(loaded, symbol_name(loaded, name), &p, &n) != CUARR_OK)
+  cuarr_status s = cuarr_module_global(loaded, symbol_name(loaded, name), &p, &n);
+  if (s != CUARR_OK && s != CUARR_VALUE_ERROR && s != CUARR_CUDA_ERROR)
+    return s; /* out of memory, no driver: as they are */
+  if (s != CUARR_OK)
     return cuarr_fail(CUARR_VALUE_ERROR,
                       "RawModule has no global '%s' (a __device__ or __constant__ variable: "
                       "declare it extern \"C\", or give its C++ name in name_expressions)",
@@ -325,9 +328,13 @@ cuarr_status cuarr_raw_module_get_function(cuarr_raw_module *m, int device, cons
   k->device = device;
   k->n_params = -1;
   cuarr_status s = cuarr_module_function(loaded, symbol_name(loaded, name), &k->function);
+  if (s == CUARR_OUT_OF_MEMORY || s == CUARR_NOT_AVAILABLE) {
+    free(k);
+    return s;
+  }
   if (s != CUARR_OK) {
     free(k);
-    return cuarr_fail(s == CUARR_CUDA_ERROR ? CUARR_VALUE_ERROR : s,
+    return cuarr_fail(CUARR_VALUE_ERROR,
                       "RawModule has no kernel '%s' (declare it extern \"C\" __global__, or "
                       "give its C++ name, \"%s<float>\" for a template, in name_expressions)",
                       name, name);

@@ -244,7 +244,7 @@ static void type(decoder *d, decoded *out) {
     bool is_const = false;
     for (const char *q = at; *q == 'K' || *q == 'V' || *q == 'r'; q++)
       is_const = is_const || *q == 'K';
-    decoded pointee;
+    decoded pointee = {.t = {.kind = CUARR_PARAM_OTHER, .pointee = -1}}; /* if type() fails */
     type(d, &pointee);
     if (c == 'P') {
       pointer_to(&pointee, is_const, out);
@@ -264,7 +264,7 @@ static void type(decoder *d, decoded *out) {
       return;
     }
     d->p++;
-    decoded element;
+    decoded element = {.t = {.kind = CUARR_PARAM_OTHER, .pointee = -1}}; /* if type() fails */
     type(d, &element);
     *out = (decoded){.t = {.kind = CUARR_PARAM_OTHER, .pointee = -1}};
     spell(out, "", element.t.spelled, "[]");
