@@ -138,6 +138,21 @@ describe("cuarr.pinned on the stand-in driver", function()
       assert.are.equal(3, unreg)
     end)
 
+  it("with_pinned runs fn with the arrays pinned and unpins them, on an error too", function()
+    local out, reg, unreg = on_stand_in [[
+      local h1, h2 = cuarr.cpu.zeros(10), cuarr.cpu.zeros(20)
+      print(cuarr.with_pinned({ h1, h2 }, function(a, b)
+        return h1.is_pinned and h2.is_pinned, a + b
+      end, 2, 3))
+      print(h1.is_pinned, h2.is_pinned)
+      local ok = pcall(cuarr.with_pinned, { h1 }, function() error("inside") end)
+      print(ok, h1.is_pinned)
+    ]]
+    assert.are.equal("true\t5\nfalse\tfalse\nfalse\tfalse\n", out)
+    assert.are.equal(3, reg)
+    assert.are.equal(3, unreg)
+  end)
+
   it("registers nothing when one argument is bad", function()
     local out, reg, unreg = on_stand_in [[
       local h, d = cuarr.cpu.zeros(10), cuarr.zeros(10)

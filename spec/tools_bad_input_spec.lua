@@ -41,6 +41,10 @@ local cases = {
   { "pinned of a number", "TypeError", cuarr.pinned, 42 },
   { "pinned of a table", "TypeError", cuarr.pinned, { bystander } },
   { "pinned with a non-array after an array", "TypeError", cuarr.pinned, bystander, "x" },
+  { "with_pinned of an array instead of a table", "TypeError", cuarr.with_pinned, bystander,
+    noop },
+  { "with_pinned of a non-function", "TypeError", cuarr.with_pinned, { bystander }, 5 },
+  { "with_pinned of a table holding a non-array", "TypeError", cuarr.with_pinned, { 1 }, noop },
   -- the CUDA array interface
   { "as_cuda_array of an object without the interface", "TypeError", cuarr.as_cuda_array,
     { data = 1 } },

@@ -151,6 +151,18 @@ function M.with_stream(s, fn, ...)
   return fn(...)
 end
 
+-- cuarr.with_pinned({h1, h2, ...}, fn, ...): fn(...) with the host arrays page-locked
+-- (cuarr.pinned), unregistered afterwards even when fn raises.
+function M.with_pinned(arrays, fn, ...)
+  if type(arrays) ~= "table" then
+    core.raise("TypeError", "with_pinned: argument #1 must be a table of host arrays, got "
+      .. type(arrays))
+  end
+  check_callable(fn, "with_pinned")
+  local _ <close> = M.pinned(table.unpack(arrays, 1, arrays.n or #arrays))
+  return fn(...)
+end
+
 -- The module that suits the arguments: cuarr for device arrays, cuarr.cpu otherwise, so that
 -- `local xp = cuarr.get_array_module(x)` writes code that runs on either.
 function M.get_array_module(...)
