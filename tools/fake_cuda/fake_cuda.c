@@ -18,6 +18,7 @@
  */
 #include "cuda/driver.h" /* cuda.h, and the list of entry points */
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -158,6 +159,70 @@ static void fake_free(void *p) {
 }
 
 static void *dptr(CUdeviceptr d) { return (void *)(uintptr_t)d; }
+
+/* Address ranges: the device allocations (for cuPointerGetAttribute) and the registered host
+ * ranges (cuMemHostRegister).  A short list searched linearly: the stand-in holds few. */
+typedef struct fake_ranges {
+  pthread_mutex_t lock;
+  uintptr_t *start;
+  size_t *size;
+  size_t n, cap;
+} fake_ranges;
+static fake_ranges device_ranges = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0, 0};
+static fake_ranges registered_ranges = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0, 0};
+
+static bool fake_range_add(fake_ranges *r, uintptr_t start, size_t size) {
+  pthread_mutex_lock(&r->lock);
+  bool ok = true;
+  if (r->n == r->cap) {
+    size_t cap = r->cap ? 2 * r->cap : 64;
+    uintptr_t *s = realloc(r->start, cap * sizeof *s);
+    if (s)
+      r->start = s;
+    size_t *z = s ? realloc(r->size, cap * sizeof *z) : NULL;
+    if (z)
+      r->size = z;
+    ok = s && z;
+    if (ok)
+      r->cap = cap;
+  }
+  if (ok) {
+    r->start[r->n] = start;
+    r->size[r->n++] = size;
+  }
+  pthread_mutex_unlock(&r->lock);
+  return ok;
+}
+
+/* Remove the range starting exactly at start; false if there is none. */
+static bool fake_range_remove(fake_ranges *r, uintptr_t start) {
+  pthread_mutex_lock(&r->lock);
+  bool found = false;
+  for (size_t i = 0; i < r->n && !found; i++)
+    if (r->start[i] == start) {
+      r->start[i] = r->start[--r->n];
+      r->size[i] = r->size[r->n];
+      found = true;
+    }
+  pthread_mutex_unlock(&r->lock);
+  return found;
+}
+
+/* The range holding address p (its start and size), if any. */
+static bool fake_range_find(fake_ranges *r, uintptr_t p, uintptr_t *start, size_t *size) {
+  pthread_mutex_lock(&r->lock);
+  bool found = false;
+  for (size_t i = 0; i < r->n && !found; i++)
+    if (p >= r->start[i] && p - r->start[i] < r->size[i]) {
+      found = true;
+      if (start)
+        *start = r->start[i];
+      if (size)
+        *size = r->size[i];
+    }
+  pthread_mutex_unlock(&r->lock);
+  return found;
+}
 
 /* ---------------------------------------------------------------- objects */
 
@@ -400,6 +465,10 @@ EXPORT CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr_out, size_t bytesize) {
   void *p = fake_alloc(bytesize);
   if (!p)
     return CUDA_ERROR_OUT_OF_MEMORY;
+  if (!fake_range_add(&device_ranges, (uintptr_t)p, bytesize)) {
+    fake_free(p);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
   atomic_fetch_add(&device_bytes_in_use, bytesize);
   *dptr_out = (CUdeviceptr)(uintptr_t)p;
   return CUDA_SUCCESS;
@@ -409,6 +478,7 @@ EXPORT CUresult CUDAAPI cuMemFree(CUdeviceptr d) {
   COUNT(cuMemFree);
   if (!d)
     return CUDA_SUCCESS;
+  fake_range_remove(&device_ranges, d);
   atomic_fetch_sub(&device_bytes_in_use, fake_size(dptr(d)));
   fake_free(dptr(d));
   return CUDA_SUCCESS;
@@ -429,15 +499,26 @@ EXPORT CUresult CUDAAPI cuMemFreeHost(void *p) {
   return CUDA_SUCCESS;
 }
 
+/* Registered host ranges are recorded, so that registering one twice or unregistering one that
+ * is not registered fails as with the real driver. */
 EXPORT CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags) {
   COUNT(cuMemHostRegister);
   (void)Flags;
-  return p && bytesize ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  if (!p || !bytesize)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (fake_range_find(&registered_ranges, (uintptr_t)p, NULL, NULL))
+    return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  return fake_range_add(&registered_ranges, (uintptr_t)p, bytesize) ? CUDA_SUCCESS
+                                                                    : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
 EXPORT CUresult CUDAAPI cuMemHostUnregister(void *p) {
   COUNT(cuMemHostUnregister);
-  return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  if (!p)
+    return CUDA_ERROR_INVALID_VALUE;
+  return fake_range_remove(&registered_ranges, (uintptr_t)p)
+             ? CUDA_SUCCESS
+             : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
 }
 
 EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost,
@@ -831,5 +912,26 @@ EXPORT CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph) {
   if (!hGraph)
     return CUDA_ERROR_INVALID_HANDLE;
   free(hGraph);
+  return CUDA_SUCCESS;
+}
+
+/* What cuarr asks of a pointer: whether it is device memory, of which device, and the
+ * allocation holding it.  Only the stand-in's own device allocations are device memory. */
+EXPORT CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute,
+                                              CUdeviceptr ptr) {
+  COUNT(cuPointerGetAttribute);
+  if (!data)
+    return CUDA_ERROR_INVALID_VALUE;
+  uintptr_t start;
+  size_t size;
+  if (!fake_range_find(&device_ranges, (uintptr_t)ptr, &start, &size))
+    return CUDA_ERROR_INVALID_VALUE; /* as the driver says of memory it does not know */
+  switch (attribute) {
+  case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned *)data = CU_MEMORYTYPE_DEVICE; break;
+  case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = 0; break;
+  case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(CUdeviceptr *)data = (CUdeviceptr)start; break;
+  case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = size; break;
+  default: return CUDA_ERROR_NOT_SUPPORTED;
+  }
   return CUDA_SUCCESS;
 }
