@@ -71,6 +71,7 @@
   X(cuEventQuery)                                                                                  \
   X(cuEventElapsedTime)                                                                            \
   X(cuModuleLoadData)                                                                              \
+  X(cuModuleLoadDataEx)                                                                            \
   X(cuModuleUnload)                                                                                \
   X(cuModuleGetFunction)                                                                           \
   X(cuModuleGetGlobal)                                                                             \
