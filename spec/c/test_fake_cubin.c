@@ -135,9 +135,12 @@ static void check_cubin(const char *image, size_t image_size) {
   CHECK(params_are(many, many_offsets, many_sizes, 40), "40 parameters, the last one aligned");
   CHECK(params_are(noparams, NULL, NULL, 0), "a kernel without parameters has none");
   size_t off;
+  off = 999;
   CHECK(p_cuFuncGetParamInfo(params, 0, NULL, NULL) == CUDA_ERROR_INVALID_VALUE &&
-            p_cuFuncGetParamInfo(NULL, 0, &off, NULL) == CUDA_ERROR_INVALID_HANDLE,
-        "parameter info without an output or a function is refused");
+            p_cuFuncGetParamInfo(NULL, 0, &off, NULL) == CUDA_ERROR_INVALID_HANDLE && off == 999,
+        "parameter info without an offset to write or a function is refused");
+  CHECK(p_cuFuncGetParamInfo(params, 3, &off, NULL) == CUDA_SUCCESS && off == 8,
+        "parameter info without a size to write (it is optional) gives the offset");
 
   /* ptxas -v of the same source for sm_90: 14, 10, 72, 8 and 4 registers; 40 and a 1024-byte
    * stack frame for stacked (the others 0). */

@@ -6,7 +6,8 @@
  * `ptxas -v` and the kernels' sources; spec/c/test_fake_cubin.c holds the figures):
  * - An ELF64 little-endian file, e_machine EM_CUDA (190); e_flags bits 8..15 hold the SM
  *   version (0x5a = 90).  The file ends at the end of the section header table or of the
- *   furthest section, whichever is later.
+ *   furthest section, whichever is later.  The stand-in reads its own aligned copy of the file;
+ *   only the size check reads the caller's bytes.
  * - A kernel NAME is an STT_FUNC symbol whose section is `.text.NAME`.
  * - `.nv.info` (module-wide) holds records {u8 format, u8 attribute, u16 size-or-value}; format
  *   4 (EIVAL) is followed by `size` bytes of value, the others carry their value in the u16.
@@ -43,19 +44,24 @@ typedef struct cubin {
   const Elf64_Ehdr *eh;
 } cubin;
 
-/* The image's size when it is a 64-bit CUDA ELF whose headers lie where they say, else 0. */
+/* The image's size when it is a 64-bit CUDA ELF, else 0.  The headers are copied out, as the
+ * image may lie at any address (inside a fatbin). */
 static size_t cubin_elf_size(const void *image) {
-  const Elf64_Ehdr *eh = image;
-  if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-      eh->e_machine != EM_CUDA || eh->e_shentsize != sizeof(Elf64_Shdr) || !eh->e_shnum)
+  const unsigned char *bytes = image;
+  Elf64_Ehdr eh;
+  memcpy(&eh, bytes, sizeof eh);
+  if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_machine != EM_CUDA || eh.e_shentsize != sizeof(Elf64_Shdr) || !eh.e_shnum)
     return 0;
-  size_t end = eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr);
-  if (eh->e_phnum && eh->e_phoff + (size_t)eh->e_phnum * eh->e_phentsize > end)
-    end = eh->e_phoff + (size_t)eh->e_phnum * eh->e_phentsize;
-  const Elf64_Shdr *sh = (const Elf64_Shdr *)((const unsigned char *)image + eh->e_shoff);
-  for (int i = 0; i < eh->e_shnum; i++)
-    if (sh[i].sh_type != SHT_NOBITS && sh[i].sh_offset + sh[i].sh_size > end)
-      end = sh[i].sh_offset + sh[i].sh_size;
+  size_t end = eh.e_shoff + (size_t)eh.e_shnum * sizeof(Elf64_Shdr);
+  if (eh.e_phnum && eh.e_phoff + (size_t)eh.e_phnum * eh.e_phentsize > end)
+    end = eh.e_phoff + (size_t)eh.e_phnum * eh.e_phentsize;
+  for (int i = 0; i < eh.e_shnum; i++) {
+    Elf64_Shdr sh;
+    memcpy(&sh, bytes + eh.e_shoff + (size_t)i * sizeof sh, sizeof sh);
+    if (sh.sh_type != SHT_NOBITS && sh.sh_offset + sh.sh_size > end)
+      end = sh.sh_offset + sh.sh_size;
+  }
   return end;
 }
 

@@ -13,6 +13,14 @@
  * Streams, events, modules and functions are small heap objects; synchronisation always
  * succeeds at once.
  *
+ * Module images are read as the real driver reads them (cubin_elf.c for ELF cubins and the
+ * cubin inside a fatbin, ptx_text.c for PTX; anything else is CUDA_ERROR_INVALID_IMAGE): kernels
+ * and globals are found by name (CUDA_ERROR_NOT_FOUND otherwise), cuFuncGetParamInfo gives each
+ * parameter's offset and size, cuFuncGetAttribute the kernel's registers, shared, constant and
+ * local sizes, max threads per block and versions, globals have their real sizes and initial
+ * contents, and launches past a kernel's max threads or dynamic shared limit are refused.  A
+ * fatbin with no cubin inside is accepted unread: any name is then found.
+ *
  * FAKE_CUDA_COUNT=1 in the environment counts the calls to each entry point and prints the
  * counts on stderr at exit.
  */
@@ -916,7 +924,7 @@ EXPORT CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, s
   COUNT(cuFuncGetParamInfo);
   if (!func)
     return CUDA_ERROR_INVALID_HANDLE;
-  if (!paramOffset && !paramSize)
+  if (!paramOffset) /* the size is optional, the offset is not */
     return CUDA_ERROR_INVALID_VALUE;
   size_t offset, size;
   bool found;
@@ -930,8 +938,7 @@ EXPORT CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, s
     return CUDA_ERROR_NOT_SUPPORTED;
   if (!found)
     return CUDA_ERROR_INVALID_VALUE;
-  if (paramOffset)
-    *paramOffset = offset;
+  *paramOffset = offset;
   if (paramSize)
     *paramSize = size;
   return CUDA_SUCCESS;
