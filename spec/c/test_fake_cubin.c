@@ -46,6 +46,10 @@ static const char ptx[] = "//\n"
                           ".version 8.0\n.target sm_90\n.address_size 64\n"
                           ".const .align 4 .b8 lut[1024];\n"
                           ".global .align 4 .u32 counter = 7;\n"
+                          ".global .align 4 .u32 primes[4] = {2, 3, 5, 7};\n"
+                          ".global .align 8 .f64 scale = 0d3FF8000000000000;\n"
+                          ".const .align 4 .f32 half[2] = {0f3F000000, 0f3F000000};\n"
+                          ".global .align 2 .s16 minus = -2;\n"
                           ".global .align 8 .b8 zeros[80];\n"
                           ".visible .entry params(\n"
                           "\t.param .u8 params_param_0,\n"
@@ -254,6 +258,27 @@ static void check_ptx(void) {
             p_cuModuleGetGlobal(&b, &n3, m, "zeros") == CUDA_SUCCESS && n3 == 80 &&
             p_cuModuleGetGlobal(&b, &n, m, "lu") == CUDA_ERROR_NOT_FOUND,
         "PTX: .const and .global variables with their sizes");
+  CUdeviceptr p_counter = 0, p_primes = 0, p_scale = 0, p_half = 0, p_minus = 0;
+  CHECK(p_cuModuleGetGlobal(&p_counter, &n, m, "counter") == CUDA_SUCCESS &&
+            p_cuModuleGetGlobal(&p_primes, &n, m, "primes") == CUDA_SUCCESS && n == 16 &&
+            p_cuModuleGetGlobal(&p_scale, &n, m, "scale") == CUDA_SUCCESS && n == 8 &&
+            p_cuModuleGetGlobal(&p_half, &n, m, "half") == CUDA_SUCCESS && n == 8 &&
+            p_cuModuleGetGlobal(&p_minus, &n, m, "minus") == CUDA_SUCCESS && n == 2,
+        "PTX: initialised variables with their sizes");
+  if (p_counter && p_primes && p_scale && p_half && p_minus) {
+    uint32_t counter, primes[4];
+    double scale;
+    float half[2];
+    int16_t minus;
+    memcpy(&counter, (void *)(uintptr_t)p_counter, 4);
+    memcpy(primes, (void *)(uintptr_t)p_primes, 16);
+    memcpy(&scale, (void *)(uintptr_t)p_scale, 8);
+    memcpy(half, (void *)(uintptr_t)p_half, 8);
+    memcpy(&minus, (void *)(uintptr_t)p_minus, 2);
+    CHECK(counter == 7 && primes[0] == 2 && primes[1] == 3 && primes[3] == 7 && scale == 1.5 &&
+              half[0] == 0.5f && half[1] == 0.5f && minus == -2,
+          "PTX: initialisers (integers, arrays, hex floats, negatives) are the starting contents");
+  }
   p_cuModuleUnload(m);
 }
 

@@ -793,6 +793,8 @@ EXPORT CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr *dptr_out, size_t *bytes, 
       memcpy(data, init, n);
     else
       memset(data, 0, n);
+    if (hmod->ptx)
+      ptx_global_init(hmod->ptx, name, data, n);
     memcpy(g->name, name, len);
     g->data = data;
     g->bytes = n;

@@ -78,8 +78,9 @@ static bool ptx_param(const char *ptx, const char *name, uint32_t ordinal, size_
   return found;
 }
 
-/* A .global or .const variable's size; false when the module has none of that name. */
-static bool ptx_global(const char *ptx, const char *name, size_t *bytes) {
+/* The declaration of a .global or .const variable: the text at its name, its element type
+ * (".u32", ...) in *type; NULL when the module declares none of that name. */
+static const char *ptx_declaration(const char *ptx, const char *name, const char **type) {
   size_t n = strlen(name);
   for (const char *line = ptx; line && *line;
        line = strchr(line, '\n'), line = line ? line + 1 : 0) {
@@ -89,16 +90,58 @@ static bool ptx_global(const char *ptx, const char *name, size_t *bytes) {
     const char *end = t + strcspn(t, ";\n=");
     for (const char *w = strchr(t, ' '); w && w < end; w = strchr(w + 1, ' ')) {
       const char *word = w + 1;
-      if (!strncmp(word, name, n) && (word[n] == '[' || word[n] == ';' || word[n] == ' ' ||
-                                      word[n] == '=' || word[n] == '\n')) {
-        size_t elem = 0;
+      if (!strncmp(word, name, n) && strchr("[; =\n", word[n])) {
+        *type = NULL;
         for (const char *d = strstr(t, " ."); d && d < word; d = strstr(d + 1, " ."))
           if (ptx_type_size(d + 1))
-            elem = ptx_type_size(d + 1);
-        *bytes = word[n] == '[' ? elem * strtoul(word + n + 1, NULL, 10) : elem;
-        return elem != 0;
+            *type = d + 1;
+        return *type ? word : NULL;
       }
     }
   }
-  return false;
+  return NULL;
+}
+
+/* A .global or .const variable's size; false when the module has none of that name. */
+static bool ptx_global(const char *ptx, const char *name, size_t *bytes) {
+  const char *type, *word = ptx_declaration(ptx, name, &type);
+  if (!word)
+    return false;
+  size_t n = strlen(name), elem = ptx_type_size(type);
+  *bytes = word[n] == '[' ? elem * strtoul(word + n + 1, NULL, 10) : elem;
+  return true;
+}
+
+/* Writes a variable's initialiser (`= 7`, `= {2, 3, 5, 7}`) into data (bytes long, zeroed by
+ * the caller): integers for .u/.s/.b types; for .f32/.f64 decimals or PTX's hex bit patterns
+ * (0f3F000000 is 0.5f, 0d3FF8000000000000 is 1.5). */
+static void ptx_global_init(const char *ptx, const char *name, unsigned char *data, size_t bytes) {
+  const char *type, *p = ptx_declaration(ptx, name, &type);
+  if (!p)
+    return;
+  p += strcspn(p, "=;\n");
+  if (*p != '=')
+    return;
+  p++;
+  p += strspn(p, " \t{");
+  size_t elem = ptx_type_size(type);
+  for (size_t at = 0; at + elem <= bytes && *p && *p != ';' && *p != '}'; at += elem) {
+    char *end;
+    if (type[1] == 'f' && p[0] == '0' &&
+        (p[1] == 'f' || p[1] == 'F' || p[1] == 'd' || p[1] == 'D')) {
+      unsigned long long bits = strtoull(p + 2, &end, 16); /* 0f/0d: the value's bits in hex */
+      memcpy(data + at, &bits, elem);
+    } else if (type[1] == 'f') {
+      double d = strtod(p, &end);
+      float f = (float)d;
+      memcpy(data + at, elem == 4 ? (void *)&f : (void *)&d, elem);
+    } else {
+      unsigned long long u =
+          *p == '-' ? (unsigned long long)strtoll(p, &end, 0) : strtoull(p, &end, 0);
+      memcpy(data + at, &u, elem); /* little-endian: the low bytes */
+    }
+    if (end == p)
+      return;
+    p = end + strspn(end, " \t,");
+  }
 }
