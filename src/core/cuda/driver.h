@@ -72,6 +72,7 @@
   X(cuEventQuery)                                                                                  \
   X(cuEventElapsedTime)                                                                            \
   X(cuModuleLoadData)                                                                              \
+  X(cuModuleLoadDataEx)                                                                            \
   X(cuModuleUnload)                                                                                \
   X(cuModuleGetFunction)                                                                           \
   X(cuModuleGetGlobal)                                                                             \
