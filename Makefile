@@ -77,13 +77,14 @@ $(BUILD)/ctest/%: spec/c/%.c $(CORE_OBJECTS)
 # C tests that need a driver's answers without a GPU; with the build's flags, so that the
 # sanitizer builds check its copies into "device" memory too.
 FAKE_LIBCUDA := $(BUILD)/fake_cuda/libcuda.so.1
-$(FAKE_LIBCUDA): tools/fake_cuda/fake_cuda.c src/core/cuda/driver.h
+$(FAKE_LIBCUDA): tools/fake_cuda/fake_cuda.c tools/fake_cuda/cubin_elf.c tools/fake_cuda/ptx_text.c \
+                src/core/cuda/driver.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -std=c11 -Wall -Wextra -D_GNU_SOURCE -shared -fPIC \
 	  -fvisibility=hidden -Isrc -Isrc/core -I$(CUDA_HOME)/include -o $@ $<
 
 FAKE_DRIVER_CTESTS := $(addprefix $(BUILD)/ctest/,test_device_facts test_elementwise_key \
-                        test_reclaim_frees_input test_raw_module)
+                        test_reclaim_frees_input test_fake_cubin test_raw_module)
 $(FAKE_DRIVER_CTESTS): $(FAKE_LIBCUDA)
 $(FAKE_DRIVER_CTESTS): private ALL_CFLAGS += -DCUARR_FAKE_LIBCUDA='"$(CURDIR)/$(FAKE_LIBCUDA)"'
 

@@ -7,8 +7,8 @@ CUARR_FIGURES (default: $CUARR_BENCH_OUT) is the file bench/run.lua writes, one 
 line per figure; when it is readable the table shows cuarr's figure and cuarr/peer speed ratios
 beside the peers'.  A peer that is not installed, or whose GPU setup fails, is reported and
 skipped; a case that fails is reported and the others still run: the script exits 0.
-CUARR_BENCH_SUITES (comma-separated: transfers, elementwise, reduction) picks suites as in
-run.lua.
+CUARR_BENCH_SUITES (comma-separated: transfers, elementwise, reduction, raw_kernels, graphs)
+picks suites as in run.lua.
 
 Each case is timed as run.lua times it (bench/timing.lua):
   transfers   median of several repetitions after a warm-up, wall clock around the call with
@@ -23,6 +23,11 @@ Each case is timed as run.lua times it (bench/timing.lua):
               cache's figure in fresh processes
   round trip  a:sum().item() (each call waits for the device): median of 2000 single calls
               after 100 warm-up calls, as ceilings.c times launch + synchronize
+  raw kernels 20 000 launches of a RawKernel on 1000 elements, one synchronize (per op, as
+              above); a new RawKernel's first call and its disk-cache load (as compile); mul
+              and mulReg over a 4096 x 512 x 512 float64 stack by events (CuPy only)
+  graphs      a captured graph of 100 adds of 1000 float32 replayed 200 times, and the same
+              adds eager, wall clock per op (CuPy: stream capture; PyTorch: CUDAGraph)
 The reduction cases time the peers' calls with out= where their APIs take it (as run.lua does
 cuarr's); argmax indices are 0-based here and 1-based in cuarr, and are checked as such.
 To add a case, add it to run.lua and here under the same name (ending in _GBps for a rate, _us
@@ -63,7 +68,11 @@ PER_OP_N = 1000
 N_SYNC_CALLS = 2000  # single synchronising calls timed, as ceilings.c's launch_sync_us
 N_SYNC_WARMUP = 100
 RK_N = 4096
-SUITES = ("transfers", "elementwise", "reduction")
+SUITES = ("transfers", "elementwise", "reduction", "raw_kernels", "graphs")
+# As in bench/raw_kernels.lua and bench/graphs.lua.
+RAW_N = 1000
+STACK_Z, STACK_Y, STACK_X = 4096, 512, 512
+GRAPH_N, GRAPH_OPS = 1000, 100
 
 
 def median_seconds(once, n_warmup, n_repeat):
@@ -528,8 +537,8 @@ def cupy_child(name, constant):
 
 
 def fresh_process_ms(name, constant, child="--cupy-ewk-child"):
-    """Runs cupy_child (or, with --cupy-rk-child, cupy_rk_child) in a fresh interpreter (same
-    environment, so the same disk cache)."""
+    """Runs cupy_child (or, with --cupy-rk-child or --cupy-raw-child, cupy_rk_child or
+    cupy_raw_child) in a fresh interpreter (same environment, so the same disk cache)."""
     p = subprocess.run(
         [sys.executable, os.path.abspath(__file__), child, name, constant],
         capture_output=True,
@@ -829,6 +838,232 @@ def cupy_rk_disk_load_ms():
     )
 
 
+
+# ---------------------------------------------------------------- raw kernels (CuPy)
+
+RAW_ADD_SOURCE = r"""
+extern "C" __global__ void bench_raw_add(const float* a, const float* b, float* c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+"""
+
+# The same text as bench/raw_kernels.lua's MUL_SOURCE: the same source for both libraries.
+MUL_SOURCE = r"""
+extern "C" __global__ void mul(const double* in, double* out, int Z, int Y, int X) {
+  int x = blockDim.x * blockIdx.x + threadIdx.x, y = blockDim.y * blockIdx.y + threadIdx.y;
+  if (x < X && y < Y) { out[y*X + x] = 1.; for (int z = 0; z < Z; z++) out[y*X + x] *= in[z*Y*X + y*X + x]; }
+}
+extern "C" __global__ void mulReg(const double* in, double* out, int Z, int Y, int X) {
+  int x = blockDim.x * blockIdx.x + threadIdx.x, y = blockDim.y * blockIdx.y + threadIdx.y;
+  if (x < X && y < Y) { double t = 1.; for (int z = 0; z < Z; z++) t *= in[z*Y*X + y*X + x]; out[y*X + x] = t; }
+}
+"""
+
+
+def check_equal(what, got, want):
+    if float(got) != float(want):
+        raise AssertionError(f"{what}: got {float(got):.17g}, want {float(want):.17g}")
+
+
+def cupy_raw_launch_us(cp, ops):
+    import numpy as np
+
+    k = cp.RawKernel(RAW_ADD_SOURCE, "bench_raw_add")
+    a, b = cp.arange(RAW_N, dtype=np.float32), cp.full(RAW_N, 0.5, dtype=np.float32)
+    c = cp.full(RAW_N, -3, dtype=np.float32)
+    grid, block, args = ((RAW_N + 255) // 256,), (256,), (a, b, c, np.int32(RAW_N))
+
+    def loop(n_ops):
+        for _ in range(n_ops):
+            k(grid, block, args)
+
+    t = wall_per_op(ops, loop)
+    for i in (0, 1, 499, RAW_N - 1):
+        check_equal(f"c[{i}]", c[i], i + 0.5)
+    return 1e6 * t
+
+
+def unique_raw_source():
+    constant = f"{random.randrange(1, 1000000)}.5"
+    tag = f"{int(time.time())}_{random.randrange(1, 1 << 30)}"
+    src = (
+        'extern "C" __global__ void bench_raw_new(float* x, int n) {\n'
+        f"  /* {tag} */\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        f"  if (i < n) x[i] = x[i] + {constant}f;\n"
+        "}\n"
+    )
+    return src, constant
+
+
+def cupy_raw_first_call_ms(cp, src, constant):
+    import numpy as np
+
+    x = cp.asarray(np.arange(4096, dtype=np.float32))
+    sync = cp.cuda.Device().synchronize
+    sync()
+    t0 = time.perf_counter()
+    k = cp.RawKernel(src, "bench_raw_new")
+    k((16,), (256,), (x, np.int32(4096)))
+    sync()
+    ms = 1e3 * (time.perf_counter() - t0)
+    for i in (0, 4095):
+        check_equal(f"x[{i}]", x[i], i + float(constant))
+    return ms
+
+
+def cupy_raw_child(path, constant):
+    import cupy as cp
+
+    with open(path) as f:
+        src = f.read()
+    print(f"first_call_ms {cupy_raw_first_call_ms(cp, src, constant):.6f}")
+
+
+def cupy_raw_compile_ms(cp):
+    cupy_raw_first_call_ms(cp, *unique_raw_source())  # throwaway: loads NVRTC and the like
+    return statistics.median(cupy_raw_first_call_ms(cp, *unique_raw_source()) for _ in range(3))
+
+
+def cupy_raw_disk_load_ms():
+    if os.environ.get("CUPY_CACHE_IN_MEMORY", "0") not in ("", "0"):
+        raise RuntimeError("CUPY_CACHE_IN_MEMORY is set: there is no disk cache to load from")
+    import tempfile
+
+    src, constant = unique_raw_source()
+    with tempfile.NamedTemporaryFile("w", suffix=".cu", delete=False) as f:
+        f.write(src)
+    try:
+        cold = fresh_process_ms(f.name, constant, child="--cupy-raw-child")
+        print(f"cupy raw_fresh_cold_ms {cold:.1f} (info: fresh process, nothing cached)")
+        return statistics.median(
+            fresh_process_ms(f.name, constant, child="--cupy-raw-child") for _ in range(3)
+        )
+    finally:
+        os.remove(f.name)
+
+
+class CupyStack:
+    """The 4096 x 512 x 512 float64 stack: ones but for plane 0 (y*X + x) and the last (0.5)."""
+
+    def __init__(self, cp):
+        self.cp, self.stack = cp, None
+
+    def get(self):
+        if self.stack is None:
+            cp, Y, X = self.cp, STACK_Y, STACK_X
+            self.stack = cp.ones((STACK_Z, Y, X), dtype=cp.float64)
+            self.stack[0] = cp.arange(Y * X, dtype=cp.float64).reshape(Y, X)
+            self.stack[-1] = 0.5
+        return self.stack
+
+
+def cupy_product_ms(cp, ops, stack, name):
+    import numpy as np
+
+    k = cp.RawModule(code=MUL_SOURCE).get_function(name)
+    Y, X = STACK_Y, STACK_X
+    inp, out = stack.get(), cp.full((Y, X), -3, dtype=cp.float64)
+    args = (inp, out, np.int32(STACK_Z), np.int32(Y), np.int32(X))
+    t = device_seconds(ops, lambda r: k((X // 32, Y // 32), (32, 32), args), 5, 5, 1)
+    for y, x in ((0, 0), (0, 1), (299, 16), (Y - 1, X - 1)):
+        check_equal(f"{name} out[{y}][{x}]", out[y, x], (y * X + x) * 0.5)
+    return 1e3 * t
+
+
+# ---------------------------------------------------------------- graphs
+
+
+def cupy_graph_cases(cp, ops):
+    """100 in-place adds captured on a stream of their own, and the same adds eager there."""
+    import numpy as np
+
+    stream = cp.cuda.Stream(non_blocking=True)
+
+    def adds(a, b):
+        for _ in range(GRAPH_OPS):
+            cp.add(a, b, out=a)
+
+    def run(replay):
+        with stream:
+            a = cp.zeros(GRAPH_N, dtype=np.float32)
+            b = cp.ones(GRAPH_N, dtype=np.float32)
+            adds(a, b)  # warm: kernels compiled before the capture
+            stream.synchronize()
+            a.fill(0)
+            g = None
+            if replay:
+                stream.begin_capture()
+                adds(a, b)
+                g = stream.end_capture()
+            runs = [0]
+
+            def loop(n_ops):
+                for _ in range(n_ops // GRAPH_OPS):
+                    if replay:
+                        g.launch(stream)
+                    else:
+                        adds(a, b)
+                runs[0] += 1
+
+            t = wall_per_op(StreamSync(stream), loop)
+            stream.synchronize()
+            for i in (0, GRAPH_N // 2, GRAPH_N - 1):
+                check_equal(f"a[{i}]", a[i], runs[0] * N_OPS)
+            return 1e6 * t
+
+    return {"graph_replay_us": lambda: run(True), "graph_eager_us": lambda: run(False)}
+
+
+def torch_graph_cases(torch):
+    """The same with torch.cuda.CUDAGraph (captured on a side stream, as PyTorch asks)."""
+
+    def run(replay):
+        a = torch.zeros(GRAPH_N, dtype=torch.float32, device="cuda")
+        b = torch.ones(GRAPH_N, dtype=torch.float32, device="cuda")
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                a.add_(b)  # warm-up on the side stream, as PyTorch's capture recipe has it
+        torch.cuda.current_stream().wait_stream(side)
+        torch.cuda.synchronize()
+        a.zero_()
+        g = None
+        if replay:
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                for _ in range(GRAPH_OPS):
+                    a.add_(b)
+            torch.cuda.synchronize()
+            a.zero_()
+        runs = [0]
+
+        def loop(n_ops):
+            for _ in range(n_ops // GRAPH_OPS):
+                if replay:
+                    g.replay()
+                else:
+                    for _ in range(GRAPH_OPS):
+                        a.add_(b)
+            runs[0] += 1
+
+        t = wall_per_op(StreamSync(None, torch.cuda.synchronize), loop)
+        for i in (0, GRAPH_N // 2, GRAPH_N - 1):
+            check_equal(f"a[{i}]", a[i].item(), runs[0] * N_OPS)
+        return 1e6 * t
+
+    return {"graph_replay_us": lambda: run(True), "graph_eager_us": lambda: run(False)}
+
+
+class StreamSync:
+    """What wall_per_op needs of ops: a sync (of one stream, or the given function)."""
+
+    def __init__(self, stream, sync=None):
+        self.sync = sync or stream.synchronize
+
+
 # ---------------------------------------------------------------- the peers
 
 
@@ -870,6 +1105,15 @@ def cupy_cases(suites):
         cases.update(reduction_cases(ops))
         cases["rk_compile_ms"] = lambda: cupy_rk_compile_ms(cp)
         cases["rk_disk_load_ms"] = cupy_rk_disk_load_ms
+    if "raw_kernels" in suites:
+        stack = CupyStack(cp)
+        cases["raw_launch_1000_us"] = lambda: cupy_raw_launch_us(cp, ops)
+        cases["raw_compile_ms"] = lambda: cupy_raw_compile_ms(cp)
+        cases["raw_disk_load_ms"] = cupy_raw_disk_load_ms
+        cases["mul_ms"] = lambda: cupy_product_ms(cp, ops, stack, "mul")
+        cases["mulReg_ms"] = lambda: cupy_product_ms(cp, ops, stack, "mulReg")
+    if "graphs" in suites:
+        cases.update(cupy_graph_cases(cp, ops))
     info = f"cupy {cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}"
     return info, cases, ops.release
 
@@ -887,6 +1131,8 @@ def torch_cases(suites):
         cases.update(elementwise_cases(ops))  # no ElementwiseKernel: those rows stay blank
     if "reduction" in suites:
         cases.update(reduction_cases(ops))  # no ReductionKernel: those rows stay blank
+    if "graphs" in suites:
+        cases.update(torch_graph_cases(torch))  # no raw kernels: those rows stay blank
     info = f"torch {torch.__version__}, {torch.cuda.get_device_name(0)}"
     return info, cases, ops.release
 
@@ -982,6 +1228,9 @@ def main(argv):
         return 0
     if len(argv) == 4 and argv[1] == "--cupy-rk-child":
         cupy_rk_child(argv[2], argv[3])
+        return 0
+    if len(argv) == 4 and argv[1] == "--cupy-raw-child":
+        cupy_raw_child(argv[2], argv[3])
         return 0
     path = argv[1] if len(argv) > 1 else os.environ.get("CUARR_BENCH_OUT")
     cuarr = read_figures(path)

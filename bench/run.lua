@@ -3,13 +3,15 @@
 -- The ceilings come from bench/ceilings.c (the raw driver API); `make bench` runs it first and
 -- passes its output here.  The cases live in modules: bench/transfers.lua (host<->device copies,
 -- the pool), bench/elementwise.lua (elementwise ops, per-op cost, ElementwiseKernel) and
--- bench/reduction.lua (reductions, cumsum, per-op cost, ReductionKernel), with the clocks in
--- bench/timing.lua.  Environment:
+-- bench/reduction.lua (reductions, cumsum, per-op cost, ReductionKernel), bench/raw_kernels.lua
+-- (RawKernel launches and compiles, mul and mulReg) and bench/graphs.lua (graph replay against
+-- eager ops), with the clocks in bench/timing.lua.  Environment:
 --   CUARR_CEILINGS      file holding the ceilings program's output (`ceiling <name> <value>`,
 --                       `device <name>`, `driver <version>`); without it the shares are blank
 --   CUARR_BENCH_OUT     file to write cuarr's figures to, as `name value` lines, for
 --                       bench/compare_peers.py
---   CUARR_BENCH_SUITES  comma-separated suites to run (default: transfers,elementwise,reduction)
+--   CUARR_BENCH_SUITES  comma-separated suites to run (default: all of transfers, elementwise,
+--                       reduction, raw_kernels, graphs)
 -- Each figure prints as `cuarr <name> <value>` when measured; a short table comes last (the GPU
 -- machine returns only the tail of the output).  A case that fails is reported and the others
 -- still run; the exit status is 1 when any failed.
@@ -26,6 +28,8 @@ local SUITES = {
   {name = "transfers", module = "bench.transfers"},
   {name = "elementwise", module = "bench.elementwise"},
   {name = "reduction", module = "bench.reduction"},
+  {name = "raw_kernels", module = "bench.raw_kernels"},
+  {name = "graphs", module = "bench.graphs"},
 }
 
 local function fail(msg)

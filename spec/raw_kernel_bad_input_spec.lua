@@ -128,6 +128,9 @@ local cases = {
   {"max_dynamic_shared too large", function() mulReg.max_dynamic_shared_size_bytes = 1 << 30 end},
   {"set another field", function() mulReg.attributes = {} end},
   {"unknown field", function() return mulReg.nothing end},
+  {"kernel not found", function() mod:get_function("nothere") end},
+  {"template not among name_expressions", function() mod:get_function("scale<double>") end},
+  {"global not found", function() mod:get_global("nolut") end},
   {"closed kernel", function() local k = mod:get_function("mulReg") k:free() k(1, 1, {inp, out, 2, 2, 2}) end},
   {"closed module", function() local m = cuarr.RawModule{code = SRC} m:free() m:get_function("mulReg") end},
 }
@@ -200,6 +203,9 @@ local EXPECTED = {
   ["max_dynamic_shared too large"] = "ValueError",
   ["set another field"] = "IndexError",
   ["unknown field"] = "IndexError",
+  ["kernel not found"] = "ValueError",
+  ["template not among name_expressions"] = "ValueError",
+  ["global not found"] = "ValueError",
   ["closed kernel"] = "ValueError",
   ["closed module"] = "ValueError",
 }
@@ -216,6 +222,8 @@ local MESSAGE = {
   ["block too large"] = "mulReg",
   ["template: float for int n"] = "argument 3 of scale<float> is int, got 4.5",
   ["compile error"] = "nope",
+  ["kernel not found"] = "RawModule has no kernel 'nothere' (declare it extern \"C\"",
+  ["global not found"] = "no global 'nolut'",
 }
 
 local function parse(out)

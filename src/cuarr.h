@@ -286,6 +286,20 @@ CUARR_API void cuarr_buffer_retain(cuarr_buffer *b);
 CUARR_API void cuarr_buffer_release(cuarr_buffer *b); /* frees the struct at refs 0 */
 /* Give the memory back now; every view of it sees ptr == NULL afterwards.  Idempotent. */
 CUARR_API void cuarr_buffer_free(cuarr_buffer *b);
+/* Page-lock a host buffer's bytes for as long as the caller needs (cuMemHostRegister, portable)
+ * and mark it pinned, so that transfers take the asynchronous path.  *registered says whether
+ * this call registered it: false for an empty buffer or one pinned already (the pinned pool's, an
+ * outer registration), which the caller must then leave alone.  A device buffer is a
+ * CUARR_TYPE_ERROR. */
+CUARR_API cuarr_status cuarr_buffer_pin(cuarr_buffer *b, bool *registered);
+/* Undo a registration cuarr_buffer_pin made: wait for the transfers still using the buffer, mark
+ * it pageable and unregister ptr (the address pinned, given again since a buffer freed in the
+ * meantime no longer has it). */
+CUARR_API cuarr_status cuarr_buffer_unpin(cuarr_buffer *b, void *ptr);
+/* What the driver knows of a device address: its device and the allocation holding it (start,
+ * size).  CUARR_VALUE_ERROR when it is not device memory the driver knows. */
+CUARR_API cuarr_status cuarr_pointer_range(uintptr_t ptr, int *device, uintptr_t *start,
+                                           size_t *size);
 
 typedef struct cuarr_array {
   cuarr_buffer *buf; /* one reference held per array value that owns it */

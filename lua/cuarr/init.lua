@@ -151,6 +151,18 @@ function M.with_stream(s, fn, ...)
   return fn(...)
 end
 
+-- cuarr.with_pinned({h1, h2, ...}, fn, ...): fn(...) with the host arrays page-locked
+-- (cuarr.pinned), unregistered afterwards even when fn raises.
+function M.with_pinned(arrays, fn, ...)
+  if type(arrays) ~= "table" then
+    core.raise("TypeError", "with_pinned: argument #1 must be a table of host arrays, got "
+      .. type(arrays))
+  end
+  check_callable(fn, "with_pinned")
+  local _ <close> = M.pinned(table.unpack(arrays, 1, arrays.n or #arrays))
+  return fn(...)
+end
+
 -- The module that suits the arguments: cuarr for device arrays, cuarr.cpu otherwise, so that
 -- `local xp = cuarr.get_array_module(x)` writes code that runs on either.
 function M.get_array_module(...)
@@ -165,6 +177,9 @@ cpu.get_array_module = M.get_array_module
 -- mean var std nanmean ptp and linalg.norm, composed from the built-in reductions and ufuncs
 -- (in cuarr and cuarr.cpu, and as array methods).
 require("cuarr.reductions")(M, cpu, mt, core.raise)
+
+-- cuarr.profiler.benchmark: CuPy's timing helper (lua/cuarr/profiler.lua).
+M.profiler = require("cuarr.profiler")(M, core)
 
 -- Error objects carry .kind and .message; this tells them from other errors.
 function M.is_error(e, kind)

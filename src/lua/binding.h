@@ -29,6 +29,7 @@
 #define CUARR_LUA_EVENT_MT "cuarr.Event"
 #define CUARR_LUA_POOL_MT "cuarr.MemoryPool"
 #define CUARR_LUA_ERROR_MT "cuarr.Error"
+#define CUARR_LUA_PINNED_SCOPE_MT "cuarr.PinnedScope"
 
 /* ---- state.c */
 /* Addresses of array userdata recognised lately (cuarr_lua_to_array_in): a hit needs no
@@ -183,5 +184,11 @@ void cuarr_lua_open_raw_kernels(lua_State *L, const cuarr_lua_module *m); /* raw
 void cuarr_lua_open_creations(lua_State *L, const cuarr_lua_module *m);   /* creation.c */
 void cuarr_lua_open_ufuncs(lua_State *L, const cuarr_lua_module *m);      /* ufuncs.c */
 void cuarr_lua_open_reductions(lua_State *L, const cuarr_lua_module *m);  /* reductions.c */
+void cuarr_lua_open_pinned(lua_State *L, const cuarr_lua_module *m);      /* pinned.c */
+void cuarr_lua_open_cuda_array_interface(lua_State *L, const cuarr_lua_module *m);
+
+/* ---- cuda_array_interface.c */
+/* The field a.__cuda_array_interface__ of the array self (nil for a host array). */
+void cuarr_lua_push_cuda_array_interface(lua_State *L, void *self);
 
 #endif

@@ -42,6 +42,8 @@ static void (*const parts[])(lua_State *L, const cuarr_lua_module *m) = {
     cuarr_lua_open_creations,
     cuarr_lua_open_ufuncs,
     cuarr_lua_open_reductions,
+    cuarr_lua_open_pinned,
+    cuarr_lua_open_cuda_array_interface,
 };
 
 /* Wall-clock seconds (monotonic), for benchmarks and timeouts. */

@@ -238,6 +238,7 @@ static const cuarr_lua_field array_fields[] = {
     {"data", field_data},
     {"is_pinned", field_is_pinned},
     {"T", field_T},
+    {"__cuda_array_interface__", cuarr_lua_push_cuda_array_interface},
     {NULL, NULL},
 };
 

@@ -13,11 +13,21 @@
  * Streams, events, modules and functions are small heap objects; synchronisation always
  * succeeds at once.
  *
+ * Module images are read as the real driver reads them (cubin_elf.c for ELF cubins and the
+ * cubin inside a fatbin, ptx_text.c for PTX; anything else is CUDA_ERROR_INVALID_IMAGE): kernels
+ * and globals are found by name (CUDA_ERROR_NOT_FOUND otherwise), cuFuncGetParamInfo gives each
+ * parameter's offset and size, cuFuncGetAttribute the kernel's registers, shared, constant and
+ * local sizes, max threads per block and versions, globals have their real sizes and initial
+ * contents, and launches past a kernel's max threads or dynamic shared limit are refused.  A
+ * fatbin with no cubin inside is accepted unread: any name is then found.
+ *
  * FAKE_CUDA_COUNT=1 in the environment counts the calls to each entry point and prints the
  * counts on stderr at exit.
  */
 #include "cuda/driver.h" /* cuda.h, and the list of entry points */
 
+#include <ctype.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,6 +36,9 @@
 #include <string.h>
 
 #define EXPORT __attribute__((visibility("default")))
+
+#include "cubin_elf.c" /* reading real module images */
+#include "ptx_text.c"
 
 /* ---------------------------------------------------------------- call counting */
 
@@ -159,6 +172,70 @@ static void fake_free(void *p) {
 
 static void *dptr(CUdeviceptr d) { return (void *)(uintptr_t)d; }
 
+/* Address ranges: the device allocations (for cuPointerGetAttribute) and the registered host
+ * ranges (cuMemHostRegister).  A short list searched linearly: the stand-in holds few. */
+typedef struct fake_ranges {
+  pthread_mutex_t lock;
+  uintptr_t *start;
+  size_t *size;
+  size_t n, cap;
+} fake_ranges;
+static fake_ranges device_ranges = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0, 0};
+static fake_ranges registered_ranges = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0, 0};
+
+static bool fake_range_add(fake_ranges *r, uintptr_t start, size_t size) {
+  pthread_mutex_lock(&r->lock);
+  bool ok = true;
+  if (r->n == r->cap) {
+    size_t cap = r->cap ? 2 * r->cap : 64;
+    uintptr_t *s = realloc(r->start, cap * sizeof *s);
+    if (s)
+      r->start = s;
+    size_t *z = s ? realloc(r->size, cap * sizeof *z) : NULL;
+    if (z)
+      r->size = z;
+    ok = s && z;
+    if (ok)
+      r->cap = cap;
+  }
+  if (ok) {
+    r->start[r->n] = start;
+    r->size[r->n++] = size;
+  }
+  pthread_mutex_unlock(&r->lock);
+  return ok;
+}
+
+/* Remove the range starting exactly at start; false if there is none. */
+static bool fake_range_remove(fake_ranges *r, uintptr_t start) {
+  pthread_mutex_lock(&r->lock);
+  bool found = false;
+  for (size_t i = 0; i < r->n && !found; i++)
+    if (r->start[i] == start) {
+      r->start[i] = r->start[--r->n];
+      r->size[i] = r->size[r->n];
+      found = true;
+    }
+  pthread_mutex_unlock(&r->lock);
+  return found;
+}
+
+/* The range holding address p (its start and size), if any. */
+static bool fake_range_find(fake_ranges *r, uintptr_t p, uintptr_t *start, size_t *size) {
+  pthread_mutex_lock(&r->lock);
+  bool found = false;
+  for (size_t i = 0; i < r->n && !found; i++)
+    if (p >= r->start[i] && p - r->start[i] < r->size[i]) {
+      found = true;
+      if (start)
+        *start = r->start[i];
+      if (size)
+        *size = r->size[i];
+    }
+  pthread_mutex_unlock(&r->lock);
+  return found;
+}
+
 /* ---------------------------------------------------------------- objects */
 
 struct CUstream_st {
@@ -178,15 +255,23 @@ struct CUevent_st {
 };
 struct CUfunc_st {
   struct CUfunc_st *next;
+  struct CUmod_st *module;
+  int max_dynamic_shared; /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, as last set */
+  int max_threads;        /* per block, read from the image once so that launches stay cheap */
   char name[];
 };
 typedef struct fake_global {
   struct fake_global *next;
   void *data;
+  size_t bytes;
+  char name[];
 } fake_global;
 struct CUmod_st {
   struct CUfunc_st *functions;
   fake_global *globals;
+  unsigned char *image; /* a copy of the ELF cubin, NULL for an image the stand-in cannot read */
+  cubin elf;            /* over image */
+  char *ptx;            /* a copy of a PTX image's text */
 };
 
 /* ---------------------------------------------------------------- errors */
@@ -400,6 +485,10 @@ EXPORT CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr_out, size_t bytesize) {
   void *p = fake_alloc(bytesize);
   if (!p)
     return CUDA_ERROR_OUT_OF_MEMORY;
+  if (!fake_range_add(&device_ranges, (uintptr_t)p, bytesize)) {
+    fake_free(p);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
   atomic_fetch_add(&device_bytes_in_use, bytesize);
   *dptr_out = (CUdeviceptr)(uintptr_t)p;
   return CUDA_SUCCESS;
@@ -409,6 +498,7 @@ EXPORT CUresult CUDAAPI cuMemFree(CUdeviceptr d) {
   COUNT(cuMemFree);
   if (!d)
     return CUDA_SUCCESS;
+  fake_range_remove(&device_ranges, d);
   atomic_fetch_sub(&device_bytes_in_use, fake_size(dptr(d)));
   fake_free(dptr(d));
   return CUDA_SUCCESS;
@@ -429,15 +519,26 @@ EXPORT CUresult CUDAAPI cuMemFreeHost(void *p) {
   return CUDA_SUCCESS;
 }
 
+/* Registered host ranges are recorded, so that registering one twice or unregistering one that
+ * is not registered fails as with the real driver. */
 EXPORT CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags) {
   COUNT(cuMemHostRegister);
   (void)Flags;
-  return p && bytesize ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  if (!p || !bytesize)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (fake_range_find(&registered_ranges, (uintptr_t)p, NULL, NULL))
+    return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  return fake_range_add(&registered_ranges, (uintptr_t)p, bytesize) ? CUDA_SUCCESS
+                                                                    : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
 EXPORT CUresult CUDAAPI cuMemHostUnregister(void *p) {
   COUNT(cuMemHostUnregister);
-  return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  if (!p)
+    return CUDA_ERROR_INVALID_VALUE;
+  return fake_range_remove(&registered_ranges, (uintptr_t)p)
+             ? CUDA_SUCCESS
+             : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
 }
 
 EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost,
@@ -594,8 +695,63 @@ EXPORT CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart,
 
 /* ---------------------------------------------------------------- modules and launches */
 
-EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image) {
-  COUNT(cuModuleLoadData);
+/* A function's limits, read from its module's image (function attributes, below). */
+static int max_threads(CUfunction f);
+static int static_shared(CUfunction f);
+
+/* What kind of image the loader was given, by its first bytes (checked one at a time, so that a
+ * short image is not read past its end). */
+static bool starts_with(const unsigned char *p, const char *prefix) {
+  for (; *prefix; p++, prefix++)
+    if (*p != (unsigned char)*prefix)
+      return false;
+  return true;
+}
+
+/* The first ELF cubin inside a fatbin (magic 0xBA55ED50, then u16 version, u16 header size,
+ * u64 size of what follows), NULL when there is none. */
+static const unsigned char *fatbin_cubin(const unsigned char *image) {
+  uint16_t header;
+  uint64_t size;
+  memcpy(&header, image + 6, 2);
+  memcpy(&size, image + 8, 8);
+  for (uint64_t i = header; i + 4 <= header + size; i++)
+    if (starts_with(image + i, ELFMAG) && cubin_elf_size(image + i))
+      return image + i;
+  return NULL;
+}
+
+/* Keeps a copy of a cubin, or of a PTX text, so that names, parameters and globals are found in
+ * it as the real driver finds them; a fatbin without a cubin is accepted unread. */
+static CUresult load_image(CUmodule m, const void *image) {
+  const unsigned char *bytes = image, *elf = NULL;
+  if (starts_with(bytes, "\x50\xed\x55\xba"))
+    elf = fatbin_cubin(bytes);
+  else if (starts_with(bytes, ELFMAG)) {
+    elf = bytes;
+    if (!cubin_elf_size(elf))
+      return CUDA_ERROR_INVALID_IMAGE;
+  } else {
+    const char *text = image;
+    text += strspn(text, " \t\r\n");
+    if (!starts_with((const unsigned char *)text, "//") &&
+        !starts_with((const unsigned char *)text, ".version"))
+      return CUDA_ERROR_INVALID_IMAGE;
+    m->ptx = strdup(image);
+    return m->ptx ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  if (!elf)
+    return CUDA_SUCCESS;
+  size_t n = cubin_elf_size(elf);
+  m->image = malloc(n);
+  if (!m->image)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  memcpy(m->image, elf, n);
+  m->elf = (cubin){m->image, n, (const Elf64_Ehdr *)m->image};
+  return CUDA_SUCCESS;
+}
+
+static CUresult load_module(CUmodule *module, const void *image) {
   if (!module || !image)
     return CUDA_ERROR_INVALID_VALUE;
   if (!current_ctx)
@@ -603,19 +759,28 @@ EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image) {
   CUmodule m = calloc(1, sizeof *m);
   if (!m)
     return CUDA_ERROR_OUT_OF_MEMORY;
+  CUresult r = load_image(m, image);
+  if (r != CUDA_SUCCESS) {
+    free(m);
+    return r;
+  }
   *module = m;
   return CUDA_SUCCESS;
 }
 
-/* PTX is JIT-compiled by a real driver; the stand-in loads any image as cuModuleLoadData does,
- * leaving the error log empty. */
+EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image) {
+  COUNT(cuModuleLoadData);
+  return load_module(module, image);
+}
+
+/* The JIT options are accepted and not used: the stand-in compiles nothing. */
 EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image,
                                            unsigned int numOptions, CUjit_option *options,
                                            void **optionValues) {
   COUNT(cuModuleLoadDataEx);
   if (numOptions && (!options || !optionValues))
     return CUDA_ERROR_INVALID_VALUE;
-  return cuModuleLoadData(module, image);
+  return load_module(module, image);
 }
 
 EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod) {
@@ -633,6 +798,8 @@ EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod) {
     fake_free(g->data);
     free(g);
   }
+  free(hmod->image);
+  free(hmod->ptx);
   free(hmod);
   return CUDA_SUCCESS;
 }
@@ -648,49 +815,94 @@ EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, co
       *hfunc = f;
       return CUDA_SUCCESS;
     }
+  if (hmod->image && !cubin_has_kernel(&hmod->elf, name))
+    return CUDA_ERROR_NOT_FOUND;
+  if (hmod->ptx && !ptx_entry(hmod->ptx, name))
+    return CUDA_ERROR_NOT_FOUND;
   size_t len = strlen(name) + 1;
   CUfunction f = malloc(sizeof *f + len);
   if (!f)
     return CUDA_ERROR_OUT_OF_MEMORY;
   memcpy(f->name, name, len);
+  f->module = hmod;
+  f->max_dynamic_shared = 48 << 10;
+  f->max_threads = max_threads(f);
   f->next = hmod->functions;
   hmod->functions = f;
   *hfunc = f;
   return CUDA_SUCCESS;
 }
 
+/* A global's size and initial bytes (NULL: zero-filled), from the image; a made-up zeroed
+ * 256-byte block for an image the stand-in cannot read. */
+static bool find_global(CUmodule m, const char *name, size_t *bytes, const unsigned char **init) {
+  *init = NULL;
+  if (m->image)
+    return cubin_global(&m->elf, name, bytes, init);
+  if (m->ptx)
+    return ptx_global(m->ptx, name, bytes);
+  *bytes = 256;
+  return true;
+}
+
+/* Each global is allocated once per module, at its first lookup, as the real driver keeps one
+ * copy per loaded module. */
 EXPORT CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr *dptr_out, size_t *bytes, CUmodule hmod,
                                           const char *name) {
   COUNT(cuModuleGetGlobal);
-  enum { GLOBAL_BYTES = 256 };
   if (!name)
     return CUDA_ERROR_INVALID_VALUE;
   if (!hmod)
     return CUDA_ERROR_INVALID_HANDLE;
-  fake_global *g = malloc(sizeof *g);
-  void *data = fake_alloc(GLOBAL_BYTES);
-  if (!g || !data) {
-    free(g);
-    fake_free(data);
-    return CUDA_ERROR_OUT_OF_MEMORY;
+  fake_global *g = hmod->globals;
+  while (g && strcmp(g->name, name))
+    g = g->next;
+  if (!g) {
+    size_t n;
+    const unsigned char *init;
+    if (!find_global(hmod, name, &n, &init))
+      return CUDA_ERROR_NOT_FOUND;
+    size_t len = strlen(name) + 1;
+    g = malloc(sizeof *g + len);
+    void *data = fake_alloc(n ? n : 1);
+    if (!g || !data) {
+      free(g);
+      fake_free(data);
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    if (init)
+      memcpy(data, init, n);
+    else
+      memset(data, 0, n);
+    if (hmod->ptx)
+      ptx_global_init(hmod->ptx, name, data, n);
+    memcpy(g->name, name, len);
+    g->data = data;
+    g->bytes = n;
+    g->next = hmod->globals;
+    hmod->globals = g;
   }
-  memset(data, 0, GLOBAL_BYTES);
-  g->data = data;
-  g->next = hmod->globals;
-  hmod->globals = g;
   if (dptr_out)
-    *dptr_out = (CUdeviceptr)(uintptr_t)data;
+    *dptr_out = (CUdeviceptr)(uintptr_t)g->data;
   if (bytes)
-    *bytes = GLOBAL_BYTES;
+    *bytes = g->bytes;
   return CUDA_SUCCESS;
 }
+
+/* The opt-in limit of dynamic shared memory per block on sm_90 (227 KiB). */
+#define FAKE_MAX_OPTIN_SHARED (227 << 10)
 
 EXPORT CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib,
                                            int value) {
   COUNT(cuFuncSetAttribute);
-  (void)attrib;
-  (void)value;
-  return hfunc ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+  if (!hfunc)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (attrib == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
+    if (value < 0 || (int64_t)value + static_shared(hfunc) > FAKE_MAX_OPTIN_SHARED)
+      return CUDA_ERROR_INVALID_VALUE;
+    hfunc->max_dynamic_shared = value;
+  }
+  return CUDA_SUCCESS;
 }
 
 /* The checks a real launch would fail on first; nothing runs. */
@@ -705,6 +917,8 @@ static CUresult check_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz
   if (gy > 65535 || gz > 65535 || bz > 64 || (uint64_t)bx * by * bz > 1024)
     return CUDA_ERROR_INVALID_VALUE;
   if (shared > 227u << 10)
+    return CUDA_ERROR_INVALID_VALUE;
+  if ((uint64_t)bx * by * bz > (uint64_t)f->max_threads || shared > (unsigned)f->max_dynamic_shared)
     return CUDA_ERROR_INVALID_VALUE;
   return CUDA_SUCCESS;
 }
@@ -735,31 +949,82 @@ EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunctio
 
 /* ---------------------------------------------------------------- function attributes */
 
+/* Registers of a function: from its cubin, else a made-up 16. */
+static int registers(CUfunction f) {
+  return f->module->image ? cubin_kernel_figure(&f->module->elf, f->name, EIATTR_REGCOUNT) : 16;
+}
+
+static int static_shared(CUfunction f) {
+  return f->module->image ? (int)cubin_shared_bytes(&f->module->elf, f->name) : 0;
+}
+
+/* 1024, or __launch_bounds__' figure, and no more than the registers allow: 64K registers per
+ * SM, handed out per warp in units of 256 (8 per thread). */
+static int max_threads(CUfunction f) {
+  int n = 1024;
+  if (!f->module->image)
+    return n;
+  uint64_t bound = cubin_launch_bound(&f->module->elf, f->name);
+  if (bound && bound < (uint64_t)n)
+    n = (int)bound;
+  int regs = registers(f);
+  if (regs > 0) {
+    int per_warp = (regs * 32 + 255) / 256 * 256;
+    int warps = 65536 / per_warp;
+    if (warps * 32 < n)
+      n = warps * 32;
+  }
+  return n;
+}
+
 EXPORT CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc) {
   COUNT(cuFuncGetAttribute);
   if (!pi)
     return CUDA_ERROR_INVALID_VALUE;
   if (!hfunc)
     return CUDA_ERROR_INVALID_HANDLE;
+  const cubin *c = hfunc->module->image ? &hfunc->module->elf : NULL;
   switch (attrib) {
-  case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = 1024; break;
-  case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = 16; break;
+  case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = hfunc->max_threads; break;
+  case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = registers(hfunc); break;
+  case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *pi = static_shared(hfunc); break;
+  case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *pi = c ? (int)cubin_const_bytes(c) : 0; break;
+  case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+    *pi = c ? cubin_kernel_figure(c, hfunc->name, EIATTR_FRAME_SIZE) : 0;
+    break;
   case CU_FUNC_ATTRIBUTE_PTX_VERSION:
-  case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = 90; break;
-  case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = 48 << 10; break;
+  case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = c ? cubin_sm_version(c) : 90; break;
+  case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = hfunc->max_dynamic_shared; break;
   default: *pi = 0; break;
   }
   return CUDA_SUCCESS;
 }
 
-/* The stand-in knows no parameter lists. */
+/* From the cubin's KPARAM_INFO records or the PTX .param list; an image the stand-in cannot
+ * read has no parameter list to give. */
 EXPORT CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
                                            size_t *paramSize) {
   COUNT(cuFuncGetParamInfo);
-  (void)paramIndex;
-  (void)paramOffset;
-  (void)paramSize;
-  return func ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_HANDLE;
+  if (!func)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!paramOffset) /* the size is optional, the offset is not */
+    return CUDA_ERROR_INVALID_VALUE;
+  size_t offset, size;
+  bool found;
+  if (paramIndex > UINT32_MAX)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (func->module->image)
+    found = cubin_param(&func->module->elf, func->name, (uint32_t)paramIndex, &offset, &size, NULL);
+  else if (func->module->ptx)
+    found = ptx_param(func->module->ptx, func->name, (uint32_t)paramIndex, &offset, &size, NULL);
+  else
+    return CUDA_ERROR_NOT_SUPPORTED;
+  if (!found)
+    return CUDA_ERROR_INVALID_VALUE;
+  *paramOffset = offset;
+  if (paramSize)
+    *paramSize = size;
+  return CUDA_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- stream capture and graphs */
@@ -842,5 +1107,26 @@ EXPORT CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph) {
   if (!hGraph)
     return CUDA_ERROR_INVALID_HANDLE;
   free(hGraph);
+  return CUDA_SUCCESS;
+}
+
+/* What cuarr asks of a pointer: whether it is device memory, of which device, and the
+ * allocation holding it.  Only the stand-in's own device allocations are device memory. */
+EXPORT CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute,
+                                              CUdeviceptr ptr) {
+  COUNT(cuPointerGetAttribute);
+  if (!data)
+    return CUDA_ERROR_INVALID_VALUE;
+  uintptr_t start;
+  size_t size;
+  if (!fake_range_find(&device_ranges, (uintptr_t)ptr, &start, &size))
+    return CUDA_ERROR_INVALID_VALUE; /* as the driver says of memory it does not know */
+  switch (attribute) {
+  case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned *)data = CU_MEMORYTYPE_DEVICE; break;
+  case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = 0; break;
+  case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(CUdeviceptr *)data = (CUdeviceptr)start; break;
+  case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = size; break;
+  default: return CUDA_ERROR_NOT_SUPPORTED;
+  }
   return CUDA_SUCCESS;
 }

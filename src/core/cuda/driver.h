@@ -46,6 +46,7 @@
   X(cuMemFreeHost)                                                                                 \
   X(cuMemHostRegister)                                                                             \
   X(cuMemHostUnregister)                                                                           \
+  X(cuPointerGetAttribute)                                                                         \
   X(cuMemcpyHtoDAsync)                                                                             \
   X(cuMemcpyDtoHAsync)                                                                             \
   X(cuMemcpyDtoDAsync)                                                                             \
