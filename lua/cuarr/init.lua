@@ -166,6 +166,9 @@ cpu.get_array_module = M.get_array_module
 -- (in cuarr and cuarr.cpu, and as array methods).
 require("cuarr.reductions")(M, cpu, mt, core.raise)
 
+-- cuarr.graph(fn, ...): a CUDA graph captured from what fn enqueues.
+require("cuarr.graph")(M, core.raise)
+
 -- Error objects carry .kind and .message; this tells them from other errors.
 function M.is_error(e, kind)
   return getmetatable(e) == mt.Error and (kind == nil or e.kind == kind)

@@ -136,4 +136,16 @@ static inline cuarr_reclaim cuarr_ctx_reclaim(const cuarr_context *ctx) {
  * stream of another device. */
 cuarr_status cuarr_ctx_stream_for(const cuarr_context *ctx, int device, CUstream *out);
 
+/* ---- cuda/graph.c */
+/* Captures open on this thread (begun and not yet ended). */
+extern _Thread_local int cuarr_captures_open;
+/* CUARR_VALUE_ERROR "<what> cannot run during graph capture". */
+cuarr_status cuarr_capture_refused(const char *what);
+/* The check at the top of every synchronising call: one thread-local load. */
+#define CUARR_REFUSE_IN_CAPTURE(what)                                                              \
+  do {                                                                                             \
+    if (cuarr_captures_open)                                                                       \
+      return cuarr_capture_refused(what);                                                          \
+  } while (0)
+
 #endif

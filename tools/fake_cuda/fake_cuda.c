@@ -166,12 +166,25 @@ struct CUstream_st {
   int priority;
   struct CUgraph_st *capture; /* the graph being captured, or NULL */
 };
-/* A captured graph counts its nodes; nothing is recorded to replay. */
+/* A recorded copy or memset (kernels never run, so a graph replays these alone). */
+typedef struct fake_op {
+  enum { FAKE_COPY, FAKE_SET } kind;
+  void *dst;
+  const void *src;
+  size_t n;
+  unsigned char value;
+} fake_op;
+/* A captured graph counts its nodes and records its copies and memsets, in order. */
 struct CUgraph_st {
   size_t nodes;
+  fake_op *ops;
+  size_t n_ops, cap_ops;
+  bool invalidated; /* a synchronisation was tried on the capturing stream */
 };
 struct CUgraphExec_st {
   size_t nodes;
+  fake_op *ops;
+  size_t n_ops;
 };
 struct CUevent_st {
   unsigned flags;
@@ -214,6 +227,10 @@ struct CUmod_st {
   X(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "part or all of the requested memory range is "     \
                                                "already mapped")                                   \
   X(CUDA_ERROR_NOT_SUPPORTED, "operation not supported")                                           \
+  X(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "operation not permitted when stream is capturing")     \
+  X(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "operation failed due to a previous error during "      \
+                                           "capture")                                              \
+  X(CUDA_ERROR_ILLEGAL_STATE, "the operation cannot be performed in the present state")            \
   X(CUDA_ERROR_UNKNOWN, "unknown error")
 
 EXPORT CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr) {
@@ -440,37 +457,71 @@ EXPORT CUresult CUDAAPI cuMemHostUnregister(void *p) {
   return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
+static void run_op(const fake_op *op) {
+  if (!op->n)
+    return;
+  if (op->kind == FAKE_COPY)
+    memmove(op->dst, op->src, op->n);
+  else
+    memset(op->dst, op->value, op->n);
+}
+
+/* A copy or memset on hStream: run now, or recorded as a node of the capture there. */
+static CUresult enqueue(CUstream hStream, fake_op op) {
+  struct CUgraph_st *g = hStream ? hStream->capture : NULL;
+  if (!g) {
+    run_op(&op);
+    return CUDA_SUCCESS;
+  }
+  if (g->n_ops == g->cap_ops) {
+    size_t cap = g->cap_ops ? 2 * g->cap_ops : 16;
+    fake_op *grown = realloc(g->ops, cap * sizeof *grown);
+    if (!grown)
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    g->ops = grown;
+    g->cap_ops = cap;
+  }
+  g->ops[g->n_ops++] = op;
+  g->nodes++;
+  return CUDA_SUCCESS;
+}
+
+/* A kernel launched on a capturing stream is a node (it runs neither way). */
+static void note_launch(CUstream hStream) {
+  if (hStream && hStream->capture)
+    hStream->capture->nodes++;
+}
+
+/* Waiting on a capturing stream fails and invalidates its capture, as the driver's does. */
+static CUresult refuse_if_capturing(CUstream hStream) {
+  if (!hStream || !hStream->capture)
+    return CUDA_SUCCESS;
+  hStream->capture->invalidated = true;
+  return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+}
+
 EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost,
                                           size_t ByteCount, CUstream hStream) {
   COUNT(cuMemcpyHtoDAsync);
-  (void)hStream;
   if (ByteCount && (!dstDevice || !srcHost))
     return CUDA_ERROR_INVALID_VALUE;
-  if (ByteCount)
-    memmove(dptr(dstDevice), srcHost, ByteCount);
-  return CUDA_SUCCESS;
+  return enqueue(hStream, (fake_op){FAKE_COPY, dptr(dstDevice), srcHost, ByteCount, 0});
 }
 
 EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
                                           CUstream hStream) {
   COUNT(cuMemcpyDtoHAsync);
-  (void)hStream;
   if (ByteCount && (!dstHost || !srcDevice))
     return CUDA_ERROR_INVALID_VALUE;
-  if (ByteCount)
-    memmove(dstHost, dptr(srcDevice), ByteCount);
-  return CUDA_SUCCESS;
+  return enqueue(hStream, (fake_op){FAKE_COPY, dstHost, dptr(srcDevice), ByteCount, 0});
 }
 
 EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
                                           size_t ByteCount, CUstream hStream) {
   COUNT(cuMemcpyDtoDAsync);
-  (void)hStream;
   if (ByteCount && (!dstDevice || !srcDevice))
     return CUDA_ERROR_INVALID_VALUE;
-  if (ByteCount)
-    memmove(dptr(dstDevice), dptr(srcDevice), ByteCount);
-  return CUDA_SUCCESS;
+  return enqueue(hStream, (fake_op){FAKE_COPY, dptr(dstDevice), dptr(srcDevice), ByteCount, 0});
 }
 
 EXPORT CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
@@ -490,12 +541,9 @@ EXPORT CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstCo
 EXPORT CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N,
                                         CUstream hStream) {
   COUNT(cuMemsetD8Async);
-  (void)hStream;
   if (N && !dstDevice)
     return CUDA_ERROR_INVALID_VALUE;
-  if (N)
-    memset(dptr(dstDevice), uc, N);
-  return CUDA_SUCCESS;
+  return enqueue(hStream, (fake_op){FAKE_SET, dptr(dstDevice), NULL, N, uc});
 }
 
 /* ---------------------------------------------------------------- streams and events */
@@ -527,14 +575,12 @@ EXPORT CUresult CUDAAPI cuStreamDestroy(CUstream hStream) {
 
 EXPORT CUresult CUDAAPI cuStreamSynchronize(CUstream hStream) {
   COUNT(cuStreamSynchronize);
-  (void)hStream;
-  return CUDA_SUCCESS;
+  return refuse_if_capturing(hStream);
 }
 
 EXPORT CUresult CUDAAPI cuStreamQuery(CUstream hStream) {
   COUNT(cuStreamQuery);
-  (void)hStream;
-  return CUDA_SUCCESS;
+  return refuse_if_capturing(hStream);
 }
 
 EXPORT CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags) {
@@ -704,11 +750,13 @@ EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsi
                                        unsigned int sharedMemBytes, CUstream hStream,
                                        void **kernelParams, void **extra) {
   COUNT(cuLaunchKernel);
-  (void)hStream;
   (void)kernelParams;
   (void)extra;
-  return check_launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-                      sharedMemBytes);
+  CUresult r = check_launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+                            sharedMemBytes);
+  if (r == CUDA_SUCCESS)
+    note_launch(hStream);
+  return r;
 }
 
 EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
@@ -718,8 +766,12 @@ EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunctio
   (void)extra;
   if (!config || (config->numAttrs && !config->attrs))
     return CUDA_ERROR_INVALID_VALUE;
-  return check_launch(f, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX,
-                      config->blockDimY, config->blockDimZ, config->sharedMemBytes);
+  CUresult r =
+      check_launch(f, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX,
+                   config->blockDimY, config->blockDimZ, config->sharedMemBytes);
+  if (r == CUDA_SUCCESS)
+    note_launch(config->hStream);
+  return r;
 }
 
 /* ---------------------------------------------------------------- function attributes */
@@ -764,14 +816,28 @@ EXPORT CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMo
   return hStream->capture ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
+static void graph_delete(struct CUgraph_st *g) {
+  if (g)
+    free(g->ops);
+  free(g);
+}
+
+/* A capture that a synchronisation invalidated ends with CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+ * and no graph, the stream no longer capturing. */
 EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph) {
   COUNT(cuStreamEndCapture);
   if (!phGraph)
     return CUDA_ERROR_INVALID_VALUE;
   if (!hStream || !hStream->capture)
     return CUDA_ERROR_ILLEGAL_STATE;
-  *phGraph = hStream->capture;
+  struct CUgraph_st *g = hStream->capture;
   hStream->capture = NULL;
+  if (g->invalidated) {
+    graph_delete(g);
+    *phGraph = NULL;
+    return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+  }
+  *phGraph = g;
   return CUDA_SUCCESS;
 }
 
@@ -802,9 +868,17 @@ EXPORT CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CU
   if (!phGraphExec || !hGraph)
     return CUDA_ERROR_INVALID_VALUE;
   CUgraphExec e = malloc(sizeof *e);
-  if (!e)
+  fake_op *ops = malloc((hGraph->n_ops ? hGraph->n_ops : 1) * sizeof *ops);
+  if (!e || !ops) {
+    free(e);
+    free(ops);
     return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  if (hGraph->n_ops)
+    memcpy(ops, hGraph->ops, hGraph->n_ops * sizeof *ops);
   e->nodes = hGraph->nodes;
+  e->ops = ops;
+  e->n_ops = hGraph->n_ops;
   *phGraphExec = e;
   return CUDA_SUCCESS;
 }
@@ -813,8 +887,12 @@ EXPORT CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) 
   COUNT(cuGraphLaunch);
   if (!hGraphExec)
     return CUDA_ERROR_INVALID_HANDLE;
-  if (hStream && hStream->capture)
-    hStream->capture->nodes++;
+  if (hStream && hStream->capture) {
+    hStream->capture->nodes++; /* a child graph node; its copies are not recorded again */
+    return CUDA_SUCCESS;
+  }
+  for (size_t i = 0; i < hGraphExec->n_ops; i++)
+    run_op(&hGraphExec->ops[i]);
   return CUDA_SUCCESS;
 }
 
@@ -822,6 +900,7 @@ EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec) {
   COUNT(cuGraphExecDestroy);
   if (!hGraphExec)
     return CUDA_ERROR_INVALID_HANDLE;
+  free(hGraphExec->ops);
   free(hGraphExec);
   return CUDA_SUCCESS;
 }
@@ -830,6 +909,6 @@ EXPORT CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph) {
   COUNT(cuGraphDestroy);
   if (!hGraph)
     return CUDA_ERROR_INVALID_HANDLE;
-  free(hGraph);
+  graph_delete(hGraph);
   return CUDA_SUCCESS;
 }
