@@ -394,6 +394,7 @@ describe("graphs on a device", function()
     local n = 1 << 20
     local a = cuarr.zeros(n, "float64")
     a:add(1, a)
+    cuarr.synchronize()      -- the fill below, on a non-blocking stream, must come after this
     local g = cuarr.graph(function() a:add(1, a) end)
     local s1, s2 = cuarr.Stream{ non_blocking = true }, cuarr.Stream{ non_blocking = true }
     cuarr.with_stream(s1, function() a:fill(41) end)
