@@ -165,6 +165,7 @@ struct CUstream_st {
   unsigned flags;
   int priority;
   struct CUgraph_st *capture; /* the graph being captured, or NULL */
+  bool strict_capture;        /* begun in the global or thread-local mode */
 };
 /* A recorded copy or memset (kernels never run, so a graph replays these alone). */
 typedef struct fake_op {
@@ -186,6 +187,16 @@ struct CUgraphExec_st {
   fake_op *ops;
   size_t n_ops;
 };
+/* The thread's capture interaction mode (cuThreadExchangeStreamCaptureMode), and the captures
+ * this thread began in the global or thread-local mode: while one is open, an allocation or a
+ * free from this thread is refused unless the thread switched to the relaxed mode, as the
+ * driver refuses such "potentially unsafe" calls. */
+static _Thread_local CUstreamCaptureMode thread_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+static _Thread_local int strict_captures_here;
+
+static bool unsafe_call_refused(void) {
+  return strict_captures_here > 0 && thread_capture_mode != CU_STREAM_CAPTURE_MODE_RELAXED;
+}
 struct CUevent_st {
   unsigned flags;
 };
@@ -412,6 +423,8 @@ EXPORT CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr_out, size_t bytesize) {
     return CUDA_ERROR_INVALID_VALUE;
   if (!current_ctx)
     return CUDA_ERROR_INVALID_CONTEXT;
+  if (unsafe_call_refused())
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   if (atomic_load(&device_bytes_in_use) + bytesize > FAKE_TOTAL_MEM)
     return CUDA_ERROR_OUT_OF_MEMORY;
   void *p = fake_alloc(bytesize);
@@ -426,6 +439,8 @@ EXPORT CUresult CUDAAPI cuMemFree(CUdeviceptr d) {
   COUNT(cuMemFree);
   if (!d)
     return CUDA_SUCCESS;
+  if (unsafe_call_refused())
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   atomic_fetch_sub(&device_bytes_in_use, fake_size(dptr(d)));
   fake_free(dptr(d));
   return CUDA_SUCCESS;
@@ -561,6 +576,7 @@ EXPORT CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned 
   s->flags = flags;
   s->priority = priority;
   s->capture = NULL;
+  s->strict_capture = false;
   *phStream = s;
   return CUDA_SUCCESS;
 }
@@ -807,13 +823,17 @@ EXPORT CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, s
 
 EXPORT CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode) {
   COUNT(cuStreamBeginCapture);
-  (void)mode;
   if (!hStream)
     return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; /* the legacy null stream cannot capture */
   if (hStream->capture)
     return CUDA_ERROR_ILLEGAL_STATE;
   hStream->capture = calloc(1, sizeof *hStream->capture);
-  return hStream->capture ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  if (!hStream->capture)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  hStream->strict_capture = mode != CU_STREAM_CAPTURE_MODE_RELAXED;
+  if (hStream->strict_capture)
+    strict_captures_here++;
+  return CUDA_SUCCESS;
 }
 
 static void graph_delete(struct CUgraph_st *g) {
@@ -832,6 +852,8 @@ EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph) {
     return CUDA_ERROR_ILLEGAL_STATE;
   struct CUgraph_st *g = hStream->capture;
   hStream->capture = NULL;
+  if (hStream->strict_capture)
+    strict_captures_here--;
   if (g->invalidated) {
     graph_delete(g);
     *phGraph = NULL;
@@ -848,6 +870,16 @@ EXPORT CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream,
     return CUDA_ERROR_INVALID_VALUE;
   *captureStatus =
       hStream && hStream->capture ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode) {
+  COUNT(cuThreadExchangeStreamCaptureMode);
+  if (!mode)
+    return CUDA_ERROR_INVALID_VALUE;
+  CUstreamCaptureMode previous = thread_capture_mode;
+  thread_capture_mode = *mode;
+  *mode = previous;
   return CUDA_SUCCESS;
 }
 

@@ -150,7 +150,10 @@ static cuarr_status compile_and_store(const char *source, const char *program_na
 
 static cuarr_status load_cubin(int device, const char *cubin, CUmodule *out) {
   CUARR_TRY(cuarr_device_activate(device));
-  return cuarr_cu_check(cuarr_cu.cuModuleLoadData(out, cubin), "cuModuleLoadData");
+  cuarr_capture_mode_saved mode = cuarr_capture_relax(); /* a first use during a capture */
+  cuarr_status s = cuarr_cu_check(cuarr_cu.cuModuleLoadData(out, cubin), "cuModuleLoadData");
+  cuarr_capture_restore(mode);
+  return s;
 }
 
 /* The miss path: the disk cache, else compile (and store); then load.  A disk hit touches

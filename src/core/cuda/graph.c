@@ -38,6 +38,19 @@ cuarr_status cuarr_capture_refused(const char *what) {
 
 bool cuarr_capturing(void) { return cuarr_captures_open > 0; }
 
+cuarr_capture_mode_saved cuarr_capture_relax(void) {
+  cuarr_capture_mode_saved saved = {false, CU_STREAM_CAPTURE_MODE_RELAXED};
+  if (cuarr_captures_open &&
+      cuarr_cu.cuThreadExchangeStreamCaptureMode(&saved.mode) == CUDA_SUCCESS)
+    saved.switched = true;
+  return saved;
+}
+
+void cuarr_capture_restore(cuarr_capture_mode_saved saved) {
+  if (saved.switched)
+    cuarr_cu.cuThreadExchangeStreamCaptureMode(&saved.mode);
+}
+
 /* Graphs freed while their thread captured: destroyed at the next free outside a capture. */
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static cuarr_graph *pending;
