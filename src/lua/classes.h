@@ -33,6 +33,8 @@ typedef enum cuarr_lua_class_id {
   CUARR_LUA_ELEMENTWISE_KERNEL_CLASS,
   CUARR_LUA_REDUCTION_KERNEL_CLASS,
   CUARR_LUA_PINNED_SCOPE_CLASS,
+  CUARR_LUA_GRAPH_CLASS,
+  CUARR_LUA_DEFER_GUARD_CLASS,
   CUARR_LUA_NCLASSES
 } cuarr_lua_class_id;
 
@@ -67,6 +69,8 @@ extern const cuarr_lua_class cuarr_lua_pool_class;               /* pool.c */
 extern const cuarr_lua_class cuarr_lua_elementwise_kernel_class; /* elementwise_kernel.c */
 extern const cuarr_lua_class cuarr_lua_reduction_kernel_class;   /* reduction_kernel.c */
 extern const cuarr_lua_class cuarr_lua_pinned_scope_class;       /* pinned.c */
+extern const cuarr_lua_class cuarr_lua_graph_class;              /* graph.c */
+extern const cuarr_lua_class cuarr_lua_defer_guard_class;        /* graph.c */
 
 /* Register every class's metatable, its functions with the state at state_idx as upvalue 1,
  * and note each metatable's address in the state.  Leaves the stack as it was. */
