@@ -231,6 +231,19 @@ for _ = 1, 3 do launch(x, 2.5, 1000) end
 ]])
   end)
 
+  it("is captured into a graph by cuarr.graph, in both call styles", function()
+    on_standin([[
+local k = cuarr.RawKernel('extern "C" __global__ void f(float* x, int n) {}', "f")
+local x = cuarr.zeros(16, "float32")
+local g = cuarr.graph(function() k(1, 16, {x, 16}); k[{1, 16}](x, 16) end)
+assert(tostring(g):find("2 nodes", 1, true), tostring(g))
+for _ = 1, 3 do g:launch() end
+-- Argument checks still come first: nothing is captured from a bad call.
+local ok, e = pcall(cuarr.graph, function() k(1, 16, {x, 2.5}) end)
+assert(not ok and e.kind == "TypeError", tostring(e))
+]])
+  end)
+
   it("loads .cu, .cubin and .ptx files; binary modules have sizes only", function()
     local nvcc = (os.getenv("CUDA_HOME") or "/usr/local/cuda") .. "/bin/nvcc"
     if not io.open(nvcc) then

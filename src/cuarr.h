@@ -151,6 +151,41 @@ CUARR_API cuarr_status cuarr_event_query(const cuarr_event *e, bool *done);
 CUARR_API cuarr_status cuarr_event_elapsed_ms(const cuarr_event *start, const cuarr_event *end,
                                               float *ms);
 
+/* ---------------------------------------------------------------- CUDA graphs */
+
+/* A graph captured from a stream: cuarr_graph_begin_capture starts capturing s (not a null
+ * stream) and opens an owning hold on the pool of s's device, so that the memory allocated on s
+ * during the capture, and every release of that device's memory meanwhile, stays the graph's
+ * until cuarr_graph_free.  cuarr_graph_end_capture ends the capture and instantiates the graph;
+ * when the driver invalidated the capture it fails (CUARR_CUDA_ERROR, saying so) with the
+ * stream no longer capturing.  Either way g is freed with cuarr_graph_free, which waits for
+ * the graph's last launch first (or, called while this thread captures, leaves g to the next
+ * cuarr_graph_free or end of capture outside one).
+ *
+ * While a capture begun on this thread is open, the synchronising calls (stream, event and
+ * device synchronisation, transfers through pageable host memory, reading elements) fail with
+ * CUARR_VALUE_ERROR "... cannot run during graph capture" before calling the driver.  Begin and
+ * end a capture on one thread. */
+typedef struct cuarr_graph cuarr_graph;
+typedef enum cuarr_capture_mode {
+  CUARR_CAPTURE_GLOBAL,
+  CUARR_CAPTURE_THREAD_LOCAL,
+  CUARR_CAPTURE_RELAXED
+} cuarr_capture_mode;
+CUARR_API cuarr_status cuarr_graph_begin_capture(const cuarr_stream *s, cuarr_capture_mode mode,
+                                                 cuarr_graph **out);
+CUARR_API cuarr_status cuarr_graph_end_capture(cuarr_graph *g);
+/* s NULL: the null stream of the graph's device. */
+CUARR_API cuarr_status cuarr_graph_launch(cuarr_graph *g, const cuarr_stream *s);
+CUARR_API cuarr_status cuarr_graph_free(cuarr_graph *g);
+/* Whether g is still capturing; its node count once captured. */
+CUARR_API bool cuarr_graph_capturing(const cuarr_graph *g);
+CUARR_API size_t cuarr_graph_node_count(const cuarr_graph *g);
+/* The capture's stream handle (to tell whether a stream is g's). */
+CUARR_API void *cuarr_graph_stream(const cuarr_graph *g);
+/* Whether a capture begun on this thread is open. */
+CUARR_API bool cuarr_capturing(void);
+
 /* ---------------------------------------------------------------- devices and runtime */
 
 /* True when the driver loads, initialises and reports at least one device.  Never fails. */
@@ -254,6 +289,23 @@ CUARR_API void cuarr_pool_set_limit(cuarr_pool *p, size_t limit); /* 0: no limit
 CUARR_API size_t cuarr_pool_get_limit(cuarr_pool *p);
 /* E.g. the device's total memory; 0 if unknown. */
 CUARR_API size_t cuarr_pool_capacity(cuarr_pool *p);
+/* Bytes in blocks released but held back by holds (counted in used_bytes too). */
+CUARR_API size_t cuarr_pool_held_bytes(cuarr_pool *p);
+
+/* Holds: releases of a pool's memory held back out of its free lists.  While a hold is open,
+ * every block given back to the pool (by any thread or Lua state: holds are per pool, and so
+ * process-wide for the default pools) goes to the innermost open hold instead of the free
+ * lists, and stays counted in use.  An owning hold (a captured graph's) also owns the blocks
+ * allocated on `stream` while it is open: whenever one of them is given back before the hold is
+ * released, it is held.  cuarr_hold_end stops a hold taking releases (it keeps what it holds);
+ * cuarr_hold_release ends it, gives back what it holds (to the next open hold if one is open,
+ * else to the free lists of the streams they were released on), lets go of the blocks it owns
+ * and frees it.  Release every hold before cuarr_pool_delete. */
+typedef struct cuarr_hold cuarr_hold;
+CUARR_API cuarr_status cuarr_hold_begin(cuarr_pool *p, bool owning, void *stream, cuarr_hold **out);
+CUARR_API void cuarr_hold_end(cuarr_hold *h);
+CUARR_API void cuarr_hold_release(cuarr_hold *h);
+CUARR_API size_t cuarr_hold_held_bytes(cuarr_hold *h);
 
 /* ---------------------------------------------------------------- buffers and arrays */
 

@@ -180,6 +180,8 @@ require("cuarr.reductions")(M, cpu, mt, core.raise)
 
 -- cuarr.profiler.benchmark: CuPy's timing helper (lua/cuarr/profiler.lua).
 M.profiler = require("cuarr.profiler")(M, core)
+-- cuarr.graph(fn, ...): a CUDA graph captured from what fn enqueues.
+require("cuarr.graph")(M, core.raise)
 
 -- Error objects carry .kind and .message; this tells them from other errors.
 function M.is_error(e, kind)

@@ -136,4 +136,27 @@ static inline cuarr_reclaim cuarr_ctx_reclaim(const cuarr_context *ctx) {
  * stream of another device. */
 cuarr_status cuarr_ctx_stream_for(const cuarr_context *ctx, int device, CUstream *out);
 
+/* ---- cuda/graph.c */
+/* Captures open on this thread (begun and not yet ended). */
+extern _Thread_local int cuarr_captures_open;
+/* CUARR_VALUE_ERROR "<what> cannot run during graph capture". */
+cuarr_status cuarr_capture_refused(const char *what);
+/* A driver call that is no stream operation (an allocation, a free, a module load) made while
+ * this thread captures: CUDA's global and thread-local modes would refuse it and invalidate the
+ * capture (cuMemAlloc "may be unsafe"), though the pool keeps what it allocates alive for the
+ * graph.  cuarr_capture_relax switches this thread to the relaxed mode for the call when a
+ * capture is open (else does nothing) and cuarr_capture_restore puts the mode back. */
+typedef struct cuarr_capture_mode_saved {
+  bool switched;
+  CUstreamCaptureMode mode;
+} cuarr_capture_mode_saved;
+cuarr_capture_mode_saved cuarr_capture_relax(void);
+void cuarr_capture_restore(cuarr_capture_mode_saved saved);
+/* The check at the top of every synchronising call: one thread-local load. */
+#define CUARR_REFUSE_IN_CAPTURE(what)                                                              \
+  do {                                                                                             \
+    if (cuarr_captures_open)                                                                       \
+      return cuarr_capture_refused(what);                                                          \
+  } while (0)
+
 #endif

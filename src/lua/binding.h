@@ -30,6 +30,8 @@
 #define CUARR_LUA_POOL_MT "cuarr.MemoryPool"
 #define CUARR_LUA_ERROR_MT "cuarr.Error"
 #define CUARR_LUA_PINNED_SCOPE_MT "cuarr.PinnedScope"
+#define CUARR_LUA_GRAPH_MT "cuarr.Graph"
+#define CUARR_LUA_DEFER_GUARD_MT "cuarr.DeferCleanup"
 
 /* ---- state.c */
 /* Addresses of array userdata recognised lately (cuarr_lua_to_array_in): a hit needs no
@@ -64,6 +66,9 @@ typedef struct cuarr_lua_state {
   cuarr_lua_known_arrays *known;            /* the Lua state's recently recognised arrays */
   cuarr_context ctx;                        /* filled by cuarr_lua_context() */
   const void *class_mt[CUARR_LUA_NCLASSES]; /* each class's metatable, by its id */
+  /* defer_cleanup (graph.c): open scopes per device, and the hold the outermost one opened */
+  int defer_depth[CUARR_MAX_DEVICES];
+  cuarr_hold *deferred[CUARR_MAX_DEVICES];
 } cuarr_lua_state;
 
 #define CUARR_LUA_STATE(L) ((cuarr_lua_state *)lua_touserdata((L), lua_upvalueindex(1)))
@@ -174,6 +179,7 @@ void cuarr_lua_copy_into(lua_State *L, cuarr_lua_state *S, const cuarr_array *ds
 void cuarr_lua_open_ndarray(lua_State *L, const cuarr_lua_module *m);   /* ndarray.c */
 void cuarr_lua_open_devices(lua_State *L, const cuarr_lua_module *m);   /* device.c */
 void cuarr_lua_open_streams(lua_State *L, const cuarr_lua_module *m);   /* stream.c */
+void cuarr_lua_open_graphs(lua_State *L, const cuarr_lua_module *m);    /* graph.c */
 void cuarr_lua_open_events(lua_State *L, const cuarr_lua_module *m);    /* event.c */
 void cuarr_lua_open_pools(lua_State *L, const cuarr_lua_module *m);     /* pool.c */
 void cuarr_lua_open_transfers(lua_State *L, const cuarr_lua_module *m); /* transfer.c */

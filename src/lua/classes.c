@@ -25,6 +25,8 @@ static const cuarr_lua_class *const classes[CUARR_LUA_NCLASSES] = {
     [CUARR_LUA_RAW_MODULE_CLASS] = &cuarr_lua_raw_module_class,
     [CUARR_LUA_RAW_KERNEL_CLASS] = &cuarr_lua_raw_kernel_class,
     [CUARR_LUA_PINNED_SCOPE_CLASS] = &cuarr_lua_pinned_scope_class,
+    [CUARR_LUA_GRAPH_CLASS] = &cuarr_lua_graph_class,
+    [CUARR_LUA_DEFER_GUARD_CLASS] = &cuarr_lua_defer_guard_class,
 };
 
 #define UP_METHODS lua_upvalueindex(2)

@@ -32,6 +32,7 @@ static void (*const parts[])(lua_State *L, const cuarr_lua_module *m) = {
     cuarr_lua_open_ndarray,
     cuarr_lua_open_devices,
     cuarr_lua_open_streams,
+    cuarr_lua_open_graphs,
     cuarr_lua_open_events,
     cuarr_lua_open_pools,
     cuarr_lua_open_transfers,

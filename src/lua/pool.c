@@ -1,7 +1,8 @@
 /*
  * pool.c -- MemoryPool objects: the device pool of a device, or the pinned host pool, with
  * CuPy's methods (used_bytes, total_bytes, free_bytes, n_free_blocks, free_all_blocks,
- * set_limit{size=|fraction=}, get_limit).
+ * set_limit{size=|fraction=}, get_limit), and held_bytes: released blocks that graphs and
+ * defer_cleanup scopes hold back (counted in used_bytes too).
  */
 #include <string.h>
 
@@ -52,6 +53,7 @@ POOL_STAT(used_bytes)
 POOL_STAT(total_bytes)
 POOL_STAT(free_bytes)
 POOL_STAT(n_free_blocks)
+POOL_STAT(held_bytes)
 POOL_STAT(get_limit)
 
 static int pool_free_all_blocks(lua_State *L) {
@@ -104,6 +106,7 @@ static const luaL_Reg pool_methods[] = {
     {"total_bytes", pool_total_bytes},
     {"free_bytes", pool_free_bytes},
     {"n_free_blocks", pool_n_free_blocks},
+    {"held_bytes", pool_held_bytes},
     {"free_all_blocks", pool_free_all_blocks},
     {"set_limit", pool_set_limit},
     {"get_limit", pool_get_limit},

@@ -242,14 +242,38 @@ struct CUstream_st {
   unsigned flags;
   int priority;
   struct CUgraph_st *capture; /* the graph being captured, or NULL */
+  bool strict_capture;        /* begun in the global or thread-local mode */
 };
-/* A captured graph counts its nodes; nothing is recorded to replay. */
+/* A recorded copy or memset (kernels never run, so a graph replays these alone). */
+typedef struct fake_op {
+  enum { FAKE_COPY, FAKE_SET } kind;
+  void *dst;
+  const void *src;
+  size_t n;
+  unsigned char value;
+} fake_op;
+/* A captured graph counts its nodes and records its copies and memsets, in order. */
 struct CUgraph_st {
   size_t nodes;
+  fake_op *ops;
+  size_t n_ops, cap_ops;
+  bool invalidated; /* a synchronisation was tried on the capturing stream */
 };
 struct CUgraphExec_st {
   size_t nodes;
+  fake_op *ops;
+  size_t n_ops;
 };
+/* The thread's capture interaction mode (cuThreadExchangeStreamCaptureMode), and the captures
+ * this thread began in the global or thread-local mode: while one is open, an allocation or a
+ * free from this thread is refused unless the thread switched to the relaxed mode, as the
+ * driver refuses such "potentially unsafe" calls. */
+static _Thread_local CUstreamCaptureMode thread_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+static _Thread_local int strict_captures_here;
+
+static bool unsafe_call_refused(void) {
+  return strict_captures_here > 0 && thread_capture_mode != CU_STREAM_CAPTURE_MODE_RELAXED;
+}
 struct CUevent_st {
   unsigned flags;
 };
@@ -299,6 +323,10 @@ struct CUmod_st {
   X(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "part or all of the requested memory range is "     \
                                                "already mapped")                                   \
   X(CUDA_ERROR_NOT_SUPPORTED, "operation not supported")                                           \
+  X(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "operation not permitted when stream is capturing")     \
+  X(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "operation failed due to a previous error during "      \
+                                           "capture")                                              \
+  X(CUDA_ERROR_ILLEGAL_STATE, "the operation cannot be performed in the present state")            \
   X(CUDA_ERROR_UNKNOWN, "unknown error")
 
 EXPORT CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr) {
@@ -480,6 +508,8 @@ EXPORT CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr_out, size_t bytesize) {
     return CUDA_ERROR_INVALID_VALUE;
   if (!current_ctx)
     return CUDA_ERROR_INVALID_CONTEXT;
+  if (unsafe_call_refused())
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   if (atomic_load(&device_bytes_in_use) + bytesize > FAKE_TOTAL_MEM)
     return CUDA_ERROR_OUT_OF_MEMORY;
   void *p = fake_alloc(bytesize);
@@ -498,6 +528,8 @@ EXPORT CUresult CUDAAPI cuMemFree(CUdeviceptr d) {
   COUNT(cuMemFree);
   if (!d)
     return CUDA_SUCCESS;
+  if (unsafe_call_refused())
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   fake_range_remove(&device_ranges, d);
   atomic_fetch_sub(&device_bytes_in_use, fake_size(dptr(d)));
   fake_free(dptr(d));
@@ -541,37 +573,71 @@ EXPORT CUresult CUDAAPI cuMemHostUnregister(void *p) {
              : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
 }
 
+static void run_op(const fake_op *op) {
+  if (!op->n)
+    return;
+  if (op->kind == FAKE_COPY)
+    memmove(op->dst, op->src, op->n);
+  else
+    memset(op->dst, op->value, op->n);
+}
+
+/* A copy or memset on hStream: run now, or recorded as a node of the capture there. */
+static CUresult enqueue(CUstream hStream, fake_op op) {
+  struct CUgraph_st *g = hStream ? hStream->capture : NULL;
+  if (!g) {
+    run_op(&op);
+    return CUDA_SUCCESS;
+  }
+  if (g->n_ops == g->cap_ops) {
+    size_t cap = g->cap_ops ? 2 * g->cap_ops : 16;
+    fake_op *grown = realloc(g->ops, cap * sizeof *grown);
+    if (!grown)
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    g->ops = grown;
+    g->cap_ops = cap;
+  }
+  g->ops[g->n_ops++] = op;
+  g->nodes++;
+  return CUDA_SUCCESS;
+}
+
+/* A kernel launched on a capturing stream is a node (it runs neither way). */
+static void note_launch(CUstream hStream) {
+  if (hStream && hStream->capture)
+    hStream->capture->nodes++;
+}
+
+/* Waiting on a capturing stream fails and invalidates its capture, as the driver's does. */
+static CUresult refuse_if_capturing(CUstream hStream) {
+  if (!hStream || !hStream->capture)
+    return CUDA_SUCCESS;
+  hStream->capture->invalidated = true;
+  return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+}
+
 EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost,
                                           size_t ByteCount, CUstream hStream) {
   COUNT(cuMemcpyHtoDAsync);
-  (void)hStream;
   if (ByteCount && (!dstDevice || !srcHost))
     return CUDA_ERROR_INVALID_VALUE;
-  if (ByteCount)
-    memmove(dptr(dstDevice), srcHost, ByteCount);
-  return CUDA_SUCCESS;
+  return enqueue(hStream, (fake_op){FAKE_COPY, dptr(dstDevice), srcHost, ByteCount, 0});
 }
 
 EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
                                           CUstream hStream) {
   COUNT(cuMemcpyDtoHAsync);
-  (void)hStream;
   if (ByteCount && (!dstHost || !srcDevice))
     return CUDA_ERROR_INVALID_VALUE;
-  if (ByteCount)
-    memmove(dstHost, dptr(srcDevice), ByteCount);
-  return CUDA_SUCCESS;
+  return enqueue(hStream, (fake_op){FAKE_COPY, dstHost, dptr(srcDevice), ByteCount, 0});
 }
 
 EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
                                           size_t ByteCount, CUstream hStream) {
   COUNT(cuMemcpyDtoDAsync);
-  (void)hStream;
   if (ByteCount && (!dstDevice || !srcDevice))
     return CUDA_ERROR_INVALID_VALUE;
-  if (ByteCount)
-    memmove(dptr(dstDevice), dptr(srcDevice), ByteCount);
-  return CUDA_SUCCESS;
+  return enqueue(hStream, (fake_op){FAKE_COPY, dptr(dstDevice), dptr(srcDevice), ByteCount, 0});
 }
 
 EXPORT CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
@@ -591,12 +657,9 @@ EXPORT CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstCo
 EXPORT CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N,
                                         CUstream hStream) {
   COUNT(cuMemsetD8Async);
-  (void)hStream;
   if (N && !dstDevice)
     return CUDA_ERROR_INVALID_VALUE;
-  if (N)
-    memset(dptr(dstDevice), uc, N);
-  return CUDA_SUCCESS;
+  return enqueue(hStream, (fake_op){FAKE_SET, dptr(dstDevice), NULL, N, uc});
 }
 
 /* ---------------------------------------------------------------- streams and events */
@@ -614,6 +677,7 @@ EXPORT CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned 
   s->flags = flags;
   s->priority = priority;
   s->capture = NULL;
+  s->strict_capture = false;
   *phStream = s;
   return CUDA_SUCCESS;
 }
@@ -628,14 +692,12 @@ EXPORT CUresult CUDAAPI cuStreamDestroy(CUstream hStream) {
 
 EXPORT CUresult CUDAAPI cuStreamSynchronize(CUstream hStream) {
   COUNT(cuStreamSynchronize);
-  (void)hStream;
-  return CUDA_SUCCESS;
+  return refuse_if_capturing(hStream);
 }
 
 EXPORT CUresult CUDAAPI cuStreamQuery(CUstream hStream) {
   COUNT(cuStreamQuery);
-  (void)hStream;
-  return CUDA_SUCCESS;
+  return refuse_if_capturing(hStream);
 }
 
 EXPORT CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags) {
@@ -929,11 +991,13 @@ EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsi
                                        unsigned int sharedMemBytes, CUstream hStream,
                                        void **kernelParams, void **extra) {
   COUNT(cuLaunchKernel);
-  (void)hStream;
   (void)kernelParams;
   (void)extra;
-  return check_launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-                      sharedMemBytes);
+  CUresult r = check_launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+                            sharedMemBytes);
+  if (r == CUDA_SUCCESS)
+    note_launch(hStream);
+  return r;
 }
 
 EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
@@ -943,8 +1007,12 @@ EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunctio
   (void)extra;
   if (!config || (config->numAttrs && !config->attrs))
     return CUDA_ERROR_INVALID_VALUE;
-  return check_launch(f, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX,
-                      config->blockDimY, config->blockDimZ, config->sharedMemBytes);
+  CUresult r =
+      check_launch(f, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX,
+                   config->blockDimY, config->blockDimZ, config->sharedMemBytes);
+  if (r == CUDA_SUCCESS)
+    note_launch(config->hStream);
+  return r;
 }
 
 /* ---------------------------------------------------------------- function attributes */
@@ -1031,23 +1099,43 @@ EXPORT CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, s
 
 EXPORT CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode) {
   COUNT(cuStreamBeginCapture);
-  (void)mode;
   if (!hStream)
     return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; /* the legacy null stream cannot capture */
   if (hStream->capture)
     return CUDA_ERROR_ILLEGAL_STATE;
   hStream->capture = calloc(1, sizeof *hStream->capture);
-  return hStream->capture ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  if (!hStream->capture)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  hStream->strict_capture = mode != CU_STREAM_CAPTURE_MODE_RELAXED;
+  if (hStream->strict_capture)
+    strict_captures_here++;
+  return CUDA_SUCCESS;
 }
 
+static void graph_delete(struct CUgraph_st *g) {
+  if (g)
+    free(g->ops);
+  free(g);
+}
+
+/* A capture that a synchronisation invalidated ends with CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+ * and no graph, the stream no longer capturing. */
 EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph) {
   COUNT(cuStreamEndCapture);
   if (!phGraph)
     return CUDA_ERROR_INVALID_VALUE;
   if (!hStream || !hStream->capture)
     return CUDA_ERROR_ILLEGAL_STATE;
-  *phGraph = hStream->capture;
+  struct CUgraph_st *g = hStream->capture;
   hStream->capture = NULL;
+  if (hStream->strict_capture)
+    strict_captures_here--;
+  if (g->invalidated) {
+    graph_delete(g);
+    *phGraph = NULL;
+    return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+  }
+  *phGraph = g;
   return CUDA_SUCCESS;
 }
 
@@ -1058,6 +1146,16 @@ EXPORT CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream,
     return CUDA_ERROR_INVALID_VALUE;
   *captureStatus =
       hStream && hStream->capture ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode) {
+  COUNT(cuThreadExchangeStreamCaptureMode);
+  if (!mode)
+    return CUDA_ERROR_INVALID_VALUE;
+  CUstreamCaptureMode previous = thread_capture_mode;
+  thread_capture_mode = *mode;
+  *mode = previous;
   return CUDA_SUCCESS;
 }
 
@@ -1078,9 +1176,17 @@ EXPORT CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CU
   if (!phGraphExec || !hGraph)
     return CUDA_ERROR_INVALID_VALUE;
   CUgraphExec e = malloc(sizeof *e);
-  if (!e)
+  fake_op *ops = malloc((hGraph->n_ops ? hGraph->n_ops : 1) * sizeof *ops);
+  if (!e || !ops) {
+    free(e);
+    free(ops);
     return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  if (hGraph->n_ops)
+    memcpy(ops, hGraph->ops, hGraph->n_ops * sizeof *ops);
   e->nodes = hGraph->nodes;
+  e->ops = ops;
+  e->n_ops = hGraph->n_ops;
   *phGraphExec = e;
   return CUDA_SUCCESS;
 }
@@ -1089,8 +1195,12 @@ EXPORT CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) 
   COUNT(cuGraphLaunch);
   if (!hGraphExec)
     return CUDA_ERROR_INVALID_HANDLE;
-  if (hStream && hStream->capture)
-    hStream->capture->nodes++;
+  if (hStream && hStream->capture) {
+    hStream->capture->nodes++; /* a child graph node; its copies are not recorded again */
+    return CUDA_SUCCESS;
+  }
+  for (size_t i = 0; i < hGraphExec->n_ops; i++)
+    run_op(&hGraphExec->ops[i]);
   return CUDA_SUCCESS;
 }
 
@@ -1098,6 +1208,7 @@ EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec) {
   COUNT(cuGraphExecDestroy);
   if (!hGraphExec)
     return CUDA_ERROR_INVALID_HANDLE;
+  free(hGraphExec->ops);
   free(hGraphExec);
   return CUDA_SUCCESS;
 }
@@ -1106,7 +1217,7 @@ EXPORT CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph) {
   COUNT(cuGraphDestroy);
   if (!hGraph)
     return CUDA_ERROR_INVALID_HANDLE;
-  free(hGraph);
+  graph_delete(hGraph);
   return CUDA_SUCCESS;
 }
 

@@ -108,6 +108,23 @@ local function make_args(e)
   return args
 end
 
+-- Calls that leave state in which the next calls would rightly fail (a stream capture refuses
+-- every synchronisation until it ends; a defer_cleanup scope holds memory until it closes),
+-- and how to end it: given the call's arguments and its first result, after every call.
+local UNDO = {
+  ["class.Stream.methods.begin_capture"] = function(args)
+    local s = args[1]
+    if pcall(function() return s:is_capturing() end) and s:is_capturing() then
+      local ok, g = pcall(s.end_capture, s)
+      if ok then g:free() end
+    end
+  end,
+  ["cuarr.defer_cleanup"] = function(_, guard)
+    if cuarr.is_error(guard) or type(guard) ~= "userdata" then return end
+    pcall(function() guard:close() end)
+  end,
+}
+
 local function call_in_coroutine(fn, args)
   local co = coroutine.create(function() return fn(table.unpack(args, 1, args.n)) end)
   debug.sethook(co, hook, "", 100000)
@@ -132,6 +149,7 @@ local function one_call(i)
     ok, err = pcall(e.fn, table.unpack(args, 1, args.n))
   end
   call_started = nil
+  if UNDO[e.name] then UNDO[e.name](args, ok and err or nil) end
   stats.calls = stats.calls + 1
   if ok then
     stats.ok = stats.ok + 1

@@ -316,7 +316,10 @@ static cuarr_status compile_and_store(const module_key *k, const char *program_n
 
 static cuarr_status load_cubin(int device, const char *cubin, CUmodule *out) {
   CUARR_TRY(cuarr_device_activate(device));
-  return cuarr_cu_check(cuarr_cu.cuModuleLoadData(out, cubin), "cuModuleLoadData");
+  cuarr_capture_mode_saved mode = cuarr_capture_relax(); /* a first use during a capture */
+  cuarr_status s = cuarr_cu_check(cuarr_cu.cuModuleLoadData(out, cubin), "cuModuleLoadData");
+  cuarr_capture_restore(mode);
+  return s;
 }
 
 /* The disk cache's name for a program's name expressions: each length-prefixed, so that no
@@ -540,8 +543,10 @@ static cuarr_status find_symbol(cuarr_module *m, const char *name, bool is_globa
   /* The driver looks symbols up in the current context: the module's device's. */
   CUARR_TRY(cuarr_device_activate(m->device));
   symbol found = {.is_global = is_global};
+  cuarr_capture_mode_saved mode = cuarr_capture_relax(); /* a lazy kernel load during a capture */
   CUresult r = is_global ? cuarr_cu.cuModuleGetGlobal(&found.ptr, &found.bytes, m->module, name)
                          : cuarr_cu.cuModuleGetFunction(&found.function, m->module, name);
+  cuarr_capture_restore(mode);
   if (r == CUDA_ERROR_NOT_FOUND)
     return is_global ? cuarr_fail(CUARR_VALUE_ERROR,
                                   "global %s not found in its source (a __device__ or __constant__ "

@@ -144,6 +144,7 @@ static cuarr_status device_to_host(cuarr_context *ctx, const cuarr_array *dst,
  * device, as soon as this returns). */
 static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
                                      const cuarr_array *src) {
+  CUARR_REFUSE_IN_CAPTURE("a copy between devices");
   int ddev = cuarr_array_device(dst), sdev = cuarr_array_device(src);
   CUstream stream = NULL;
   CUARR_TRY(cuarr_ctx_stream_for(ctx, ddev, &stream));

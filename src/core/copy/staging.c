@@ -112,6 +112,8 @@ static cuarr_status stage_mark(stage *st, int i, CUstream stream) {
 
 cuarr_status cuarr_upload(int device, CUstream stream, void *dst, const void *src, size_t n,
                           bool src_pinned) {
+  if (!src_pinned)
+    CUARR_REFUSE_IN_CAPTURE("a copy from pageable host memory to the device");
   if (n == 0)
     return CUARR_OK;
   CUARR_TRY(cuarr_device_activate(device));
@@ -140,6 +142,9 @@ cuarr_status cuarr_upload(int device, CUstream stream, void *dst, const void *sr
 
 cuarr_status cuarr_download(int device, CUstream stream, void *dst, const void *src, size_t n,
                             bool dst_pinned) {
+  if (!dst_pinned)
+    CUARR_REFUSE_IN_CAPTURE("a copy from the device to pageable host memory (get, item, tolist, "
+                            "printing)");
   if (n == 0)
     return CUARR_OK;
   CUARR_TRY(cuarr_device_activate(device));

@@ -80,6 +80,7 @@ cuarr_status cuarr_stream_destroy(cuarr_stream *s) {
 }
 
 cuarr_status cuarr_stream_synchronize(const cuarr_stream *s) {
+  CUARR_REFUSE_IN_CAPTURE("stream synchronize");
   CUARR_TRY(need_stream(s));
   CUARR_TRY(cuarr_device_activate(s->device));
   CHECKED(cuStreamSynchronize, (CUstream)s->handle);
@@ -142,6 +143,7 @@ cuarr_status cuarr_event_record(const cuarr_event *e, const cuarr_stream *s) {
 }
 
 cuarr_status cuarr_event_synchronize(const cuarr_event *e) {
+  CUARR_REFUSE_IN_CAPTURE("event synchronize");
   CUARR_TRY(need_event(e));
   CUARR_TRY(cuarr_device_activate(e->device));
   CHECKED(cuEventSynchronize, (CUevent)e->handle);

@@ -45,7 +45,9 @@ static cuarr_status device_alloc(void *state, size_t size, void **ptr) {
   CUcontext saved;
   CUARR_TRY(context_push((int)(intptr_t)state, &saved));
   CUdeviceptr d = 0;
+  cuarr_capture_mode_saved mode = cuarr_capture_relax(); /* a new segment during a capture */
   cuarr_status s = cuarr_cu_check(cuarr_cu.cuMemAlloc(&d, size), "cuMemAlloc");
+  cuarr_capture_restore(mode);
   context_pop(saved);
   if (s == CUARR_OK)
     *ptr = (void *)(uintptr_t)d;
@@ -57,7 +59,9 @@ static void device_free(void *state, void *ptr, size_t size) {
   CUcontext saved;
   if (context_push((int)(intptr_t)state, &saved) != CUARR_OK)
     return;
+  cuarr_capture_mode_saved mode = cuarr_capture_relax(); /* out of memory during a capture */
   cuarr_cu.cuMemFree((CUdeviceptr)(uintptr_t)ptr);
+  cuarr_capture_restore(mode);
   context_pop(saved);
 }
 

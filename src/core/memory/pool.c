@@ -20,6 +20,12 @@
  *
  * Chunk structs are recycled through a spare list, so an alloc/free pair served from the free
  * lists never calls malloc.
+ *
+ * Holds (cuarr_hold_begin) keep released chunks out of the free lists: while a hold is open, a
+ * freed chunk goes to the innermost open hold instead, still counted in use, until the hold is
+ * released.  An owning hold (a graph's) also owns the chunks allocated on its stream while it
+ * is open: freeing one of them at any time before the hold's release goes to that hold, since
+ * the graph may still write it at each replay.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -41,11 +47,14 @@ typedef struct arena arena;
 typedef struct chunk chunk;
 
 struct chunk {
-  cuarr_block block;          /* first member: cuarr_pool_free casts the block back */
-  chunk *prev, *next;         /* address-order neighbours in the segment */
-  chunk *bin_prev, *bin_next; /* free: the bin's list; spare: bin_next links the spare list */
-  chunk *seg_prev, *seg_next; /* segment heads only (prev == NULL): the pool's segments */
-  arena *arena;               /* free: the arena filing it; NULL while handed out */
+  cuarr_block block;            /* first member: cuarr_pool_free casts the block back */
+  chunk *prev, *next;           /* address-order neighbours in the segment */
+  chunk *bin_prev, *bin_next;   /* free: the bin's list; spare: bin_next links the spare list */
+  chunk *seg_prev, *seg_next;   /* segment heads only (prev == NULL): the pool's segments */
+  arena *arena;                 /* free: the arena filing it; NULL while handed out */
+  cuarr_hold *owner;            /* the owning hold that has it (allocated or held), or NULL */
+  chunk *hold_prev, *hold_next; /* the owner's list: owned in use, or held */
+  void *held_stream;            /* held: the stream it was freed on */
 };
 
 struct arena {
@@ -63,7 +72,20 @@ struct cuarr_pool {
   chunk *spare;    /* recycled chunk structs */
   arena **arenas;
   int n_arenas, cap_arenas;
-  arena *last; /* the arena found last: most programs use one stream */
+  arena *last;            /* the arena found last: most programs use one stream */
+  cuarr_hold *open_holds; /* innermost open hold first, linked by outer */
+  int n_owning;           /* open owning holds (an allocation looks for its owner only then) */
+  size_t held;            /* bytes in chunks held back (part of used) */
+};
+
+struct cuarr_hold {
+  cuarr_pool *pool;
+  void *stream; /* owning holds: allocations on this stream belong to the hold */
+  bool owning, open;
+  cuarr_hold *outer; /* the next open hold of the pool */
+  chunk *owned;      /* owning holds: chunks allocated while open, still in use */
+  chunk *held;       /* chunks released into the hold */
+  size_t held_bytes;
 };
 
 /* ---------------------------------------------------------------- bins */
@@ -253,6 +275,9 @@ static void release_free_segments(cuarr_pool *p) {
 
 /* ---------------------------------------------------------------- allocation */
 
+static void hold_adopt(cuarr_pool *p, chunk *c, void *stream);
+static void hold_take(cuarr_pool *p, chunk *c, void *stream);
+
 static size_t round_size(size_t size) { return size == 0 ? UNIT : (size + UNIT - 1) / UNIT * UNIT; }
 
 /* Hand out a chunk of `size` bytes from stream's free chunks; NULL if none fits. */
@@ -343,6 +368,8 @@ cuarr_status cuarr_pool_alloc(cuarr_pool *p, size_t size, void *stream, cuarr_re
   }
   s = out_of_memory(p, size);
 done:
+  if (c && p->n_owning)
+    hold_adopt(p, c, stream);
   pthread_mutex_unlock(&p->lock);
   if (!c)
     return s;
@@ -350,17 +377,11 @@ done:
   return CUARR_OK;
 }
 
-void cuarr_pool_free(cuarr_pool *p, cuarr_block *b, void *stream) {
-  if (!p || !b)
-    return;
-  chunk *c = (chunk *)b;
-  pthread_mutex_lock(&p->lock);
+/* Give c back to the free lists of stream's arena, merging it with free neighbours there. */
+static void free_locked(cuarr_pool *p, chunk *c, void *stream) {
   arena *a = arena_get(p, stream);
-  if (!a) {
-    /* No memory for a new arena: the chunk stays counted as in use (a leak, not a crash). */
-    pthread_mutex_unlock(&p->lock);
-    return;
-  }
+  if (!a)
+    return; /* no memory for a new arena: the chunk stays counted as in use (a leak, not a crash) */
   p->used -= c->block.size;
   chunk *prev = c->prev, *next = c->next;
   if (prev && prev->arena == a) { /* prev absorbs c */
@@ -381,7 +402,136 @@ void cuarr_pool_free(cuarr_pool *p, cuarr_block *b, void *stream) {
     chunk_put(p, next);
   }
   bin_insert(p, a, c);
+}
+
+void cuarr_pool_free(cuarr_pool *p, cuarr_block *b, void *stream) {
+  if (!p || !b)
+    return;
+  chunk *c = (chunk *)b;
+  pthread_mutex_lock(&p->lock);
+  if (c->owner || p->open_holds)
+    hold_take(p, c, stream);
+  else
+    free_locked(p, c, stream);
   pthread_mutex_unlock(&p->lock);
+}
+
+/* ---------------------------------------------------------------- holds */
+
+static void list_push(chunk **head, chunk *c) {
+  c->hold_prev = NULL;
+  c->hold_next = *head;
+  if (*head)
+    (*head)->hold_prev = c;
+  *head = c;
+}
+
+static void list_remove(chunk **head, chunk *c) {
+  if (c->hold_prev)
+    c->hold_prev->hold_next = c->hold_next;
+  else
+    *head = c->hold_next;
+  if (c->hold_next)
+    c->hold_next->hold_prev = c->hold_prev;
+  c->hold_prev = c->hold_next = NULL;
+}
+
+/* A chunk just handed out on stream belongs to the innermost open owning hold of that stream. */
+static void hold_adopt(cuarr_pool *p, chunk *c, void *stream) {
+  for (cuarr_hold *h = p->open_holds; h; h = h->outer)
+    if (h->owning && h->stream == stream) {
+      c->owner = h;
+      list_push(&h->owned, c);
+      return;
+    }
+}
+
+/* A released chunk goes to the hold that owns it, else to the innermost open hold. */
+static void hold_take(cuarr_pool *p, chunk *c, void *stream) {
+  cuarr_hold *h = c->owner;
+  if (h)
+    list_remove(&h->owned, c);
+  else
+    h = p->open_holds;
+  c->owner = h;
+  c->held_stream = stream;
+  list_push(&h->held, c);
+  h->held_bytes += c->block.size;
+  p->held += c->block.size;
+}
+
+static void hold_close_locked(cuarr_pool *p, cuarr_hold *h) {
+  if (!h->open)
+    return;
+  for (cuarr_hold **at = &p->open_holds; *at; at = &(*at)->outer)
+    if (*at == h) {
+      *at = h->outer;
+      break;
+    }
+  h->outer = NULL;
+  h->open = false;
+  if (h->owning)
+    p->n_owning--;
+}
+
+cuarr_status cuarr_hold_begin(cuarr_pool *p, bool owning, void *stream, cuarr_hold **out) {
+  if (!p)
+    return cuarr_fail(CUARR_VALUE_ERROR, "no pool given");
+  cuarr_hold *h = calloc(1, sizeof *h);
+  if (!h)
+    return cuarr_fail(CUARR_OUT_OF_MEMORY, "out of host memory opening a memory hold");
+  h->pool = p;
+  h->owning = owning;
+  h->stream = stream;
+  h->open = true;
+  pthread_mutex_lock(&p->lock);
+  h->outer = p->open_holds;
+  p->open_holds = h;
+  if (owning)
+    p->n_owning++;
+  pthread_mutex_unlock(&p->lock);
+  *out = h;
+  return CUARR_OK;
+}
+
+void cuarr_hold_end(cuarr_hold *h) {
+  if (!h)
+    return;
+  pthread_mutex_lock(&h->pool->lock);
+  hold_close_locked(h->pool, h);
+  pthread_mutex_unlock(&h->pool->lock);
+}
+
+void cuarr_hold_release(cuarr_hold *h) {
+  if (!h)
+    return;
+  cuarr_pool *p = h->pool;
+  pthread_mutex_lock(&p->lock);
+  hold_close_locked(p, h);
+  while (h->owned) { /* still in use: ordinary blocks from now on */
+    chunk *c = h->owned;
+    list_remove(&h->owned, c);
+    c->owner = NULL;
+  }
+  while (h->held) {
+    chunk *c = h->held;
+    list_remove(&h->held, c);
+    c->owner = NULL;
+    p->held -= c->block.size;
+    if (p->open_holds) /* another hold is open: the release is held there in turn */
+      hold_take(p, c, c->held_stream);
+    else
+      free_locked(p, c, c->held_stream);
+  }
+  pthread_mutex_unlock(&p->lock);
+  free(h);
+}
+
+size_t cuarr_hold_held_bytes(cuarr_hold *h) {
+  pthread_mutex_lock(&h->pool->lock);
+  size_t n = h->held_bytes;
+  pthread_mutex_unlock(&h->pool->lock);
+  return n;
 }
 
 /* ---------------------------------------------------------------- the pool */
@@ -444,6 +594,7 @@ POOL_GETTER(cuarr_pool_total_bytes, p->total)
 POOL_GETTER(cuarr_pool_free_bytes, p->total - p->used)
 POOL_GETTER(cuarr_pool_n_free_blocks, p->n_free)
 POOL_GETTER(cuarr_pool_get_limit, p->limit)
+POOL_GETTER(cuarr_pool_held_bytes, p->held)
 
 void cuarr_pool_set_limit(cuarr_pool *p, size_t limit) {
   pthread_mutex_lock(&p->lock);

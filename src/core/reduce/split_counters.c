@@ -50,7 +50,9 @@ cuarr_status cuarr_red_split_counters(int device, CUstream stream, size_t count,
     /* Made in the device's context (current: the caller activated it); zeroed on the stream,
      * so before any reduction queued on it after this. */
     CUdeviceptr p = 0;
+    cuarr_capture_mode_saved mode = cuarr_capture_relax(); /* first use during a capture */
     s = cuarr_cu_check(cuarr_cu.cuMemAlloc(&p, capacity * sizeof(unsigned)), "cuMemAlloc");
+    cuarr_capture_restore(mode);
     if (s == CUARR_OK) {
       s = cuarr_cu_check(cuarr_cu.cuMemsetD8Async(p, 0, capacity * sizeof(unsigned), stream),
                          "cuMemsetD8Async");
