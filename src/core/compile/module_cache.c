@@ -400,13 +400,16 @@ static cuarr_status load_module(const module_key *k, const char *program_name, C
  * log, so that bad PTX is a CompileError that says why. */
 static cuarr_status load_image(const module_key *k, bool is_ptx, CUmodule *out) {
   CUARR_TRY(cuarr_device_activate(k->device));
-  if (!is_ptx)
-    return cuarr_cu_check(cuarr_cu.cuModuleLoadData(out, k->image), "cuModuleLoadData");
+  cuarr_capture_mode_saved mode = cuarr_capture_relax(); /* a first use during a capture */
   char log[JIT_LOG_BYTES];
   log[0] = '\0';
   CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *values[] = {log, (void *)(uintptr_t)sizeof log};
-  CUresult r = cuarr_cu.cuModuleLoadDataEx(out, k->image, 2, keys, values);
+  CUresult r = is_ptx ? cuarr_cu.cuModuleLoadDataEx(out, k->image, 2, keys, values)
+                      : cuarr_cu.cuModuleLoadData(out, k->image);
+  cuarr_capture_restore(mode);
+  if (!is_ptx)
+    return cuarr_cu_check(r, "cuModuleLoadData");
   if (r == CUDA_SUCCESS)
     return CUARR_OK;
   if (r == CUDA_ERROR_INVALID_PTX || r == CUDA_ERROR_INVALID_IMAGE || log[0]) {
