@@ -841,24 +841,15 @@ def cupy_rk_disk_load_ms():
 
 # ---------------------------------------------------------------- raw kernels (CuPy)
 
-RAW_ADD_SOURCE = r"""
-extern "C" __global__ void bench_raw_add(const float* a, const float* b, float* c, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) c[i] = a[i] + b[i];
-}
-"""
+def bench_kernel_source(name):
+    """A kernel source of bench/kernels/, the one bench/raw_kernels.lua reads too."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels", name)) as f:
+        return f.read()
 
-# The same text as bench/raw_kernels.lua's MUL_SOURCE: the same source for both libraries.
-MUL_SOURCE = r"""
-extern "C" __global__ void mul(const double* in, double* out, int Z, int Y, int X) {
-  int x = blockDim.x * blockIdx.x + threadIdx.x, y = blockDim.y * blockIdx.y + threadIdx.y;
-  if (x < X && y < Y) { out[y*X + x] = 1.; for (int z = 0; z < Z; z++) out[y*X + x] *= in[z*Y*X + y*X + x]; }
-}
-extern "C" __global__ void mulReg(const double* in, double* out, int Z, int Y, int X) {
-  int x = blockDim.x * blockIdx.x + threadIdx.x, y = blockDim.y * blockIdx.y + threadIdx.y;
-  if (x < X && y < Y) { double t = 1.; for (int z = 0; z < Z; z++) t *= in[z*Y*X + y*X + x]; out[y*X + x] = t; }
-}
-"""
+
+RAW_ADD_SOURCE = bench_kernel_source("raw_add.cu")
+
+MUL_SOURCE = bench_kernel_source("products.cu")
 
 
 def check_equal(what, got, want):

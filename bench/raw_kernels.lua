@@ -23,12 +23,17 @@ end
 
 ---------------------------------------------------------------- launch cost
 
-local ADD_SOURCE = [[
-extern "C" __global__ void bench_raw_add(const float* a, const float* b, float* c, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) c[i] = a[i] + b[i];
-}
-]]
+-- The bench's own directory, for the kernel sources both peers read.
+local HERE = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
+
+local function read_source(name)
+  local f = assert(io.open(HERE .. "kernels/" .. name))
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
+local ADD_SOURCE = read_source("raw_add.cu")
 
 -- Microseconds per launch of a RawKernel on LAUNCH_N elements: N_LAUNCHES launches as a user
 -- writes them (grid, block, args table), one synchronize at the end.
@@ -131,16 +136,7 @@ end
 ---------------------------------------------------------------- mul and mulReg
 
 -- The product over z of in[z][y][x]: mul accumulates in global memory, mulReg in a register.
-M.MUL_SOURCE = [[
-extern "C" __global__ void mul(const double* in, double* out, int Z, int Y, int X) {
-  int x = blockDim.x * blockIdx.x + threadIdx.x, y = blockDim.y * blockIdx.y + threadIdx.y;
-  if (x < X && y < Y) { out[y*X + x] = 1.; for (int z = 0; z < Z; z++) out[y*X + x] *= in[z*Y*X + y*X + x]; }
-}
-extern "C" __global__ void mulReg(const double* in, double* out, int Z, int Y, int X) {
-  int x = blockDim.x * blockIdx.x + threadIdx.x, y = blockDim.y * blockIdx.y + threadIdx.y;
-  if (x < X && y < Y) { double t = 1.; for (int z = 0; z < Z; z++) t *= in[z*Y*X + y*X + x]; out[y*X + x] = t; }
-}
-]]
+M.MUL_SOURCE = read_source("products.cu")
 
 -- The stack: ones but for plane 1 (y*X + x) and plane Z (0.5), so the product is known.
 local stack

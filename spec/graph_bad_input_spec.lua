@@ -6,14 +6,7 @@ local cuarr = H.cuarr
 
 local child = require "spec.support.child"
 
-local function fake_libcuda()
-  local core = assert(package.searchpath("cuarr.core", package.cpath), "cuarr.core not found")
-  local path = core:gsub("cuarr/core%.so$", "fake_cuda/libcuda.so.1")
-  local f = io.open(path)
-  assert(f, "no stand-in driver at " .. path .. ": build it with `make " .. path .. "`")
-  f:close()
-  return path
-end
+local fake_libcuda = child.fake_libcuda
 
 -- In every child: raises(kind, text, fn, ...), and two arrays whose values must never change
 -- (checked by unchanged() after each case).

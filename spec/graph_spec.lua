@@ -11,14 +11,7 @@ local child = require "spec.support.child"
 
 -- ---------------------------------------------------------------- a child on the stand-in
 
-local function fake_libcuda()
-  local core = assert(package.searchpath("cuarr.core", package.cpath), "cuarr.core not found")
-  local path = core:gsub("cuarr/core%.so$", "fake_cuda/libcuda.so.1")
-  local f = io.open(path)
-  assert(f, "no stand-in driver at " .. path .. ": build it with `make " .. path .. "`")
-  f:close()
-  return path
-end
+local fake_libcuda = child.fake_libcuda
 
 -- Helpers every child has: raises(kind, text, fn, ...) and same(array, list).
 local PRELUDE = [[

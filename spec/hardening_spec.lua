@@ -14,16 +14,7 @@ local fmt = string.format
 
 -- ---------------------------------------------------------------- a child on the fake driver
 
--- The stand-in libcuda built beside the module the specs load (build/fake_cuda/, made by
--- `make ctest`, which `make test` runs first).
-local function fake_libcuda()
-  local core = assert(package.searchpath("cuarr.core", package.cpath), "cuarr.core not found")
-  local path = core:gsub("cuarr/core%.so$", "fake_cuda/libcuda.so.1")
-  local f = io.open(path)
-  assert(f, "no stand-in driver at " .. path .. ": build it with `make " .. path .. "`")
-  f:close()
-  return path
-end
+local fake_libcuda = child.fake_libcuda
 
 -- Run `code` in a child Lua, on the fake driver when `fake`; returns ok (exit status 0),
 -- stdout and stderr.

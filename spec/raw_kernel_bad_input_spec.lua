@@ -12,14 +12,7 @@ local child = require "spec.support.child"
 
 local fmt = string.format
 
-local function fake_libcuda()
-  local core = assert(package.searchpath("cuarr.core", package.cpath), "cuarr.core not found")
-  local path = core:gsub("cuarr/core%.so$", "fake_cuda/libcuda.so.1")
-  local f = io.open(path)
-  assert(f, "no stand-in driver at " .. path .. ": build it with `make " .. path .. "`")
-  f:close()
-  return path
-end
+local fake_libcuda = child.fake_libcuda
 
 -- The child: makes arrays of known contents, runs each case, and prints one line per case:
 -- name, the error's kind (or "none"), whether every array kept its contents, the message.

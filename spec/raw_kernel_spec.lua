@@ -13,14 +13,7 @@ local child = require "spec.support.child"
 
 local fmt = string.format
 
-local function fake_libcuda()
-  local core = assert(package.searchpath("cuarr.core", package.cpath), "cuarr.core not found")
-  local path = core:gsub("cuarr/core%.so$", "fake_cuda/libcuda.so.1")
-  local f = io.open(path)
-  assert(f, "no stand-in driver at " .. path .. ": build it with `make " .. path .. "`")
-  f:close()
-  return path
-end
+local fake_libcuda = child.fake_libcuda
 
 -- Run code in a child on the stand-in driver; env adds to (or replaces) the defaults.  The
 -- child must print "ok" last.

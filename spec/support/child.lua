@@ -29,6 +29,18 @@ function C.run(code, env, flags)
   return ok, out, e
 end
 
+-- The stand-in libcuda (tools/fake_cuda) built beside the module the specs load
+-- (build/fake_cuda/, made by `make ctest`, which `make test` runs first): device memory is host
+-- memory, kernels never run.
+function C.fake_libcuda()
+  local core = assert(package.searchpath("cuarr.core", package.cpath), "cuarr.core not found")
+  local path = core:gsub("cuarr/core%.so$", "fake_cuda/libcuda.so.1")
+  local f = io.open(path)
+  assert(f, "no stand-in driver at " .. path .. ": build it with `make " .. path .. "`")
+  f:close()
+  return path
+end
+
 -- Run a shell command; returns ok (exit status 0) and its output, stderr included.
 function C.shell(cmd)
   local p = assert(io.popen(cmd .. " 2>&1"))

@@ -12,6 +12,11 @@
 /* ---- cuda/device.c */
 /* The device's primary context (retained on first use). */
 cuarr_status cuarr_device_context(int device, CUcontext *out);
+/* Make the device's primary context current for a while (memory the pools or the registry
+ * own outlives any thread's current context); *saved is the one cuarr_device_context_pop puts
+ * back, unless something else became current since. */
+cuarr_status cuarr_device_context_push(int device, CUcontext *saved);
+void cuarr_device_context_pop(CUcontext saved);
 /* The device's compute capability as major*10+minor (90 for sm_90): its facts' arch. */
 cuarr_status cuarr_device_arch(int device, int *arch);
 

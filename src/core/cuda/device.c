@@ -121,6 +121,21 @@ cuarr_status cuarr_device_context(int device, CUcontext *out) {
   return CUARR_OK;
 }
 
+cuarr_status cuarr_device_context_push(int device, CUcontext *saved) {
+  CUcontext ctx;
+  CUARR_TRY(cuarr_device_context(device, &ctx));
+  CHECKED(cuCtxGetCurrent, saved);
+  if (*saved != ctx)
+    CHECKED(cuCtxSetCurrent, ctx);
+  return CUARR_OK;
+}
+
+void cuarr_device_context_pop(CUcontext saved) {
+  CUcontext now = NULL;
+  if (cuarr_cu.cuCtxGetCurrent(&now) == CUDA_SUCCESS && now != saved)
+    cuarr_cu.cuCtxSetCurrent(saved);
+}
+
 cuarr_status cuarr_device_activate(int device) {
   CUcontext want = NULL, current = NULL;
   CUARR_TRY(cuarr_device_context(device, &want));

@@ -23,32 +23,16 @@ static pthread_mutex_t create_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---------------------------------------------------------------- contexts */
 
-/* Make device's primary context current; *saved is the one to put back with context_pop. */
-static cuarr_status context_push(int device, CUcontext *saved) {
-  CUcontext ctx;
-  CUARR_TRY(cuarr_device_context(device, &ctx));
-  CUARR_CU(cuCtxGetCurrent(saved));
-  if (*saved != ctx)
-    CUARR_CU(cuCtxSetCurrent(ctx));
-  return CUARR_OK;
-}
-
-static void context_pop(CUcontext saved) {
-  CUcontext now = NULL;
-  if (cuarr_cu.cuCtxGetCurrent(&now) == CUDA_SUCCESS && now != saved)
-    cuarr_cu.cuCtxSetCurrent(saved);
-}
-
 /* ---------------------------------------------------------------- raw allocators */
 
 static cuarr_status device_alloc(void *state, size_t size, void **ptr) {
   CUcontext saved;
-  CUARR_TRY(context_push((int)(intptr_t)state, &saved));
+  CUARR_TRY(cuarr_device_context_push((int)(intptr_t)state, &saved));
   CUdeviceptr d = 0;
   cuarr_capture_mode_saved mode = cuarr_capture_relax(); /* a new segment during a capture */
   cuarr_status s = cuarr_cu_check(cuarr_cu.cuMemAlloc(&d, size), "cuMemAlloc");
   cuarr_capture_restore(mode);
-  context_pop(saved);
+  cuarr_device_context_pop(saved);
   if (s == CUARR_OK)
     *ptr = (void *)(uintptr_t)d;
   return s; /* CUDA_ERROR_OUT_OF_MEMORY is CUARR_OUT_OF_MEMORY: the pool then retries */
@@ -57,12 +41,12 @@ static cuarr_status device_alloc(void *state, size_t size, void **ptr) {
 static void device_free(void *state, void *ptr, size_t size) {
   (void)size;
   CUcontext saved;
-  if (context_push((int)(intptr_t)state, &saved) != CUARR_OK)
+  if (cuarr_device_context_push((int)(intptr_t)state, &saved) != CUARR_OK)
     return;
   cuarr_capture_mode_saved mode = cuarr_capture_relax(); /* out of memory during a capture */
   cuarr_cu.cuMemFree((CUdeviceptr)(uintptr_t)ptr);
   cuarr_capture_restore(mode);
-  context_pop(saved);
+  cuarr_device_context_pop(saved);
 }
 
 /* Pinned memory is allocated in device 0's primary context, which cuarr never destroys; an
@@ -71,10 +55,10 @@ static void device_free(void *state, void *ptr, size_t size) {
 static cuarr_status pinned_alloc(void *state, size_t size, void **ptr) {
   (void)state;
   CUcontext saved;
-  CUARR_TRY(context_push(0, &saved));
+  CUARR_TRY(cuarr_device_context_push(0, &saved));
   cuarr_status s = cuarr_cu_check(cuarr_cu.cuMemHostAlloc(ptr, size, CU_MEMHOSTALLOC_PORTABLE),
                                   "cuMemHostAlloc");
-  context_pop(saved);
+  cuarr_device_context_pop(saved);
   return s;
 }
 
@@ -82,10 +66,10 @@ static void pinned_free(void *state, void *ptr, size_t size) {
   (void)state;
   (void)size;
   CUcontext saved;
-  if (context_push(0, &saved) != CUARR_OK)
+  if (cuarr_device_context_push(0, &saved) != CUARR_OK)
     return;
   cuarr_cu.cuMemFreeHost(ptr);
-  context_pop(saved);
+  cuarr_device_context_pop(saved);
 }
 
 /* ---------------------------------------------------------------- CUARR_GPU_MEMORY_LIMIT */
@@ -118,8 +102,8 @@ static cuarr_pool *device_pool_new(int device) {
   if (cuarr_cu.cuCtxGetCurrent(&saved) != CUDA_SUCCESS)
     saved = NULL;
   if (cuarr_device_memory_info(device, &free_bytes, &total) != CUARR_OK)
-    total = 0;        /* capacity unknown: the pool works without it */
-  context_pop(saved); /* memory_info made the device current */
+    total = 0;                     /* capacity unknown: the pool works without it */
+  cuarr_device_context_pop(saved); /* memory_info made the device current */
   cuarr_raw_allocator raw = {device_alloc, device_free, (void *)(intptr_t)device};
   cuarr_pool *p = cuarr_pool_new(raw, total);
   if (!p) {

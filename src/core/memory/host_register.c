@@ -16,20 +16,6 @@
 
 /* Registration is done in device 0's primary context, which cuarr never destroys (as the pinned
  * pool's allocations are); the thread's own context is put back afterwards. */
-static cuarr_status context_push(CUcontext *saved) {
-  CUcontext ctx;
-  CUARR_TRY(cuarr_device_context(0, &ctx));
-  CUARR_CU(cuCtxGetCurrent(saved));
-  if (*saved != ctx)
-    CUARR_CU(cuCtxSetCurrent(ctx));
-  return CUARR_OK;
-}
-
-static void context_pop(CUcontext saved) {
-  CUcontext now = NULL;
-  if (cuarr_cu.cuCtxGetCurrent(&now) == CUDA_SUCCESS && now != saved)
-    cuarr_cu.cuCtxSetCurrent(saved);
-}
 
 cuarr_status cuarr_buffer_pin(cuarr_buffer *b, bool *registered) {
   *registered = false;
@@ -41,9 +27,9 @@ cuarr_status cuarr_buffer_pin(cuarr_buffer *b, bool *registered) {
     return CUARR_OK; /* pinned already (the pinned pool, an outer scope), or nothing to lock */
   CUARR_TRY(cuarr_load_driver());
   CUcontext saved;
-  CUARR_TRY(context_push(&saved));
+  CUARR_TRY(cuarr_device_context_push(0, &saved));
   CUresult r = cuarr_cu.cuMemHostRegister(b->ptr, b->nbytes, CU_MEMHOSTREGISTER_PORTABLE);
-  context_pop(saved);
+  cuarr_device_context_pop(saved);
   if (r == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
     return CUARR_OK; /* someone else's registration: theirs to undo, and not ours to rely on */
   CUARR_TRY(cuarr_cu_check(r, "cuMemHostRegister"));
@@ -57,9 +43,9 @@ cuarr_status cuarr_buffer_unpin(cuarr_buffer *b, void *ptr) {
   cuarr_defer_wait_for(b);
   b->pinned = false;
   CUcontext saved;
-  CUARR_TRY(context_push(&saved));
+  CUARR_TRY(cuarr_device_context_push(0, &saved));
   cuarr_status s = cuarr_cu_check(cuarr_cu.cuMemHostUnregister(ptr), "cuMemHostUnregister");
-  context_pop(saved);
+  cuarr_device_context_pop(saved);
   return s;
 }
 
