@@ -89,6 +89,20 @@ describe("profiler.benchmark", function()
     assert.truthy(r.name:find("profiler_spec.lua:%d+$"), r.name)
   end)
 
+  it("times a callable object, named after what it prints as", function()
+    local calls = 0
+    local callable = setmetatable({}, {
+      __call = function() calls = calls + 1 end,
+      __tostring = function() return "<a callable>" end,
+    })
+    local r = benchmark(callable, {}, { n_repeat = 3, n_warmup = 1 })
+    assert.are.equal("<a callable>", r.name)
+    assert.are.equal(4, calls)
+    local k = cuarr.ElementwiseKernel("float64 x", "float64 y", "y = x", "named_copy")
+    local e = assert.has_error(function() benchmark(k, { 1 }, { n_repeat = 1 }) end)
+    assert.is_not_nil(e.kind, "an error object, not a plain string")
+  end)
+
   it("raises what fn raises, after which a new call works", function()
     local ok, err = pcall(benchmark, function() error("boom") end, {}, { n_repeat = 2 })
     assert.is_false(ok)

@@ -117,7 +117,9 @@ return function(M, core)
         .. tostring(max_duration))
     end
     local name = opts.name
-    if name == nil then
+    if name == nil and type(fn) ~= "function" then
+      name = tostring(fn) -- a callable object (a kernel): what it prints as
+    elseif name == nil then
       local info = debug.getinfo(fn, "S")
       name = info and info.what ~= "C" and (info.short_src .. ":" .. info.linedefined) or "function"
     elseif type(name) ~= "string" then
