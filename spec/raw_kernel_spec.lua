@@ -128,6 +128,27 @@ k(1, 1, {0, 0, 0, 0, 0, 0, 0, 0, 0/0, math.huge, true, -math.huge, out, any})
 ]])
   end)
 
+  it("puts the toolkit's headers on the search path of a source that includes them", function()
+    on_standin([==[
+local SOURCE = [[
+#include <cuda_fp16.h>
+extern "C" __global__ void shift(__half* x, __half a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = __hadd(x[i], a);
+}
+]]
+local k = cuarr.RawKernel(SOURCE, "shift")
+assert(table.concat(k.param_types, ", ") == "__half*, __half, int", table.concat(k.param_types, ", "))
+k(1, 4, {cuarr.zeros(4, "float16"), 1.5, 4})
+local ok, e = pcall(k, 1, 4, {cuarr.zeros(4, "float32"), 1.5, 4})
+assert(not ok and e.kind == "TypeError", tostring(e))
+-- A source that names its own include directory is compiled with that alone.
+local own = cuarr.RawKernel(SOURCE, "shift", {options = {"-I/nonexistent"}})
+local ok2, e2 = pcall(own, 1, 4, {cuarr.zeros(4, "float16"), 1.5, 4})
+assert(not ok2 and e2.kind == "CompileError" and e2.message:find("cuda_fp16.h", 1, true), tostring(e2))
+]==])
+  end)
+
   it("keeps name expressions' lowered names with the cubin in the disk cache", function()
     local dir = temp_dir()
     local code = "local SOURCE = " .. SOURCE_LITERAL .. [[
@@ -320,6 +341,19 @@ describe("RawKernel on the device", function()
         assert.are.equal(values[i], host_values(outs[i])[1], dt)
       end
     end
+  end)
+
+  H.gpu_it("runs cuda_fp16.h's __half arithmetic from an #include", function()
+    local k = cuarr.RawKernel([[
+      #include <cuda_fp16.h>
+      extern "C" __global__ void shift(__half* x, __half a, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) x[i] = __hadd(x[i], a);
+      }
+    ]], "shift")
+    local x = cuarr.arange(5, "float16")
+    k(1, 32, { x, 1.5, 5 })
+    assert.are.same({ 1.5, 2.5, 3.5, 4.5, 5.5 }, host_values(x))
   end)
 
   H.gpu_it("covers a 3-D grid of 3-D blocks", function()

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "user/raw.h"
 #include "user/raw_signature.h"
@@ -54,6 +55,39 @@ static cuarr_status copy_strings(const char *const *v, int n, const char *what, 
 }
 
 /* A module holding a copy of `bytes` (size of them; a NUL byte is added after). */
+/* Whether the user's options already name an include directory. */
+static bool names_include_path(char **options, int n) {
+  for (int i = 0; i < n; i++)
+    if (strncmp(options[i], "-I", 2) == 0 || strncmp(options[i], "--include-path", 14) == 0)
+      return true;
+  return false;
+}
+
+/* A source that includes headers gets the toolkit's include directory on NVRTC's search path,
+ * as CuPy's kernels do, so that `#include <cuda_fp16.h>` works as under nvcc.  Such a module is
+ * not kept on disk (disk_cache.h: the key cannot see included files); one that includes
+ * nothing, or names its own include directories, is compiled as given. */
+static cuarr_status add_toolkit_include(cuarr_raw_module *m) {
+  if (!strstr(m->source, "#include") || names_include_path(m->options, m->n_options))
+    return CUARR_OK;
+  const char *home = getenv("CUDA_HOME");
+  if (!home || !*home)
+    home = "/usr/local/cuda";
+  char option[1100], probe[1100];
+  int n = snprintf(option, sizeof option, "--include-path=%s/include", home);
+  snprintf(probe, sizeof probe, "%s/include/cuda_fp16.h", home);
+  if (n <= 0 || (size_t)n >= sizeof option || access(probe, R_OK) != 0)
+    return CUARR_OK; /* no toolkit headers here: NVRTC's own message names what is missing */
+  char **grown = realloc(m->options, (size_t)(m->n_options + 1) * sizeof *grown);
+  if (!grown)
+    return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for NVRTC options");
+  m->options = grown;
+  if (!(m->options[m->n_options] = strdup(option)))
+    return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for NVRTC options");
+  m->n_options++;
+  return CUARR_OK;
+}
+
 static cuarr_status module_new(cuarr_raw_image_kind kind, const char *bytes, size_t size,
                                const cuarr_raw_module_options *opts, cuarr_raw_module **out) {
   cuarr_raw_module *m = calloc(1, sizeof *m);
@@ -81,6 +115,8 @@ static cuarr_status module_new(cuarr_raw_image_kind kind, const char *bytes, siz
     if (s == CUARR_OK)
       m->n_names = opts->n_name_expressions;
   }
+  if (s == CUARR_OK && kind == CUARR_RAW_SOURCE)
+    s = add_toolkit_include(m);
   if (s != CUARR_OK) {
     module_free(m);
     return s;
