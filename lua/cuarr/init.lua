@@ -182,6 +182,8 @@ require("cuarr.reductions")(M, cpu, mt, core.raise)
 M.profiler = require("cuarr.profiler")(M, core)
 -- cuarr.graph(fn, ...): a CUDA graph captured from what fn enqueues.
 require("cuarr.graph")(M, core.raise)
+-- cuarr.jit and cuarr.vectorize: kernels written in Lua (lua/cuarr/jit/).
+require("cuarr.jit")(M, core)
 
 -- Error objects carry .kind and .message; this tells them from other errors.
 function M.is_error(e, kind)

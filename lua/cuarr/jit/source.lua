@@ -1,0 +1,110 @@
+-- The syntax tree of a Lua function for the translator: its source read from its file (through
+-- debug.getinfo) or given as a string, parsed by luacheck's parser.
+--
+-- Why luacheck's parser (Debian's lua-check): it is a well-kept, complete parser of Lua 5.4's
+-- syntax (integer division, bitwise operators, attribs, goto) written in plain Lua, loads
+-- unchanged under lua5.4 from Debian's 5.1 tree, and gives every node its line, so errors point
+-- at the user's Lua line.  A parser of our own would have to match Lua's grammar to the letter
+-- (precedence, long strings, numerals) and be kept so; none of the alternatives (lua-parser,
+-- metalua) is packaged for Debian.  Without it, the translating APIs raise NotAvailable naming
+-- the package; nothing else needs it.
+local S = {}
+
+local SEARCH_PATH = "/usr/share/lua/5.1/?.lua;/usr/share/lua/5.1/?/init.lua;"
+  .. "/usr/local/share/lua/5.1/?.lua"
+
+local parser, decoder
+local function load_parser(raise)
+  if parser then return parser, decoder end
+  local function find(name)
+    local ok, m = pcall(require, name)
+    if ok then return m end
+    local path = package.searchpath(name, SEARCH_PATH)
+    if not path then return nil end
+    -- luacheck's modules require one another by name: make its tree reachable for them.
+    if not package.path:find(SEARCH_PATH, 1, true) then
+      package.path = package.path .. ";" .. SEARCH_PATH
+    end
+    local ok2, m2 = pcall(require, name)
+    return ok2 and m2 or nil
+  end
+  parser, decoder = find("luacheck.parser"), find("luacheck.decoder")
+  if not (parser and decoder) then
+    parser, decoder = nil, nil
+    raise("NotAvailable", "kernels written in Lua need a Lua parser: install Debian's "
+      .. "lua-check package (`make deps` does)")
+  end
+  return parser, decoder
+end
+
+-- Parses text (a chunk); a syntax error is a CompileError at chunkname:line.
+local function parse(text, chunkname, raise)
+  local p, d = load_parser(raise)
+  local ok, ast = pcall(p.parse, d.decode(text))
+  if not ok then
+    local line = type(ast) == "table" and ast.line or "?"
+    local msg = type(ast) == "table" and ast.msg or tostring(ast)
+    raise("CompileError", ("%s:%s: %s"):format(chunkname, tostring(line), msg))
+  end
+  return ast
+end
+
+-- Every Function node of ast (a `local function`, `function f`, or expression).
+local function functions(node, out)
+  if type(node) ~= "table" then return out end
+  if node.tag == "Function" then out[#out + 1] = node end
+  for i = 1, #node do functions(node[i], out) end
+  return out
+end
+
+-- S.load(fn_or_source, raise) -> { node = Function node, chunk = "file.lua", line = first line,
+-- fn = the Lua function (nil for a source string) }.
+function S.load(f, raise)
+  if type(f) == "string" then
+    local ast = parse("return " .. f, "source", raise)
+    local ret = ast[1]
+    if #ast ~= 1 or ret.tag ~= "Return" or #ret ~= 1 or ret[1].tag ~= "Function" then
+      raise("ValueError", "a kernel's source string must be one function expression, "
+        .. "`function(x, y) ... end`")
+    end
+    return { node = ret[1], chunk = "source", line = ret[1].line }
+  end
+  if type(f) ~= "function" then
+    raise("TypeError", "expected a Lua function or its source as a string, got " .. type(f))
+  end
+  local info = debug.getinfo(f, "Su")
+  if info.what == "C" then
+    raise("TypeError", "a C function has no Lua source to translate")
+  end
+  local chunk = info.short_src
+  local text
+  if info.source:sub(1, 1) == "@" then
+    local file = io.open(info.source:sub(2), "r")
+    if not file then
+      raise("ValueError", ("cannot read the source of the function at %s:%d; pass its source "
+        .. "as a string"):format(chunk, info.linedefined))
+    end
+    text = file:read("a")
+    file:close()
+  elseif info.source:sub(1, 1) == "=" then
+    raise("ValueError", ("the function at %s:%d has no source text (typed at the REPL?); pass "
+      .. "its source as a string"):format(chunk, info.linedefined))
+  else
+    text = info.source
+  end
+  local candidates = {}
+  for _, node in ipairs(functions(parse(text, chunk, raise), {})) do
+    if node.line == info.linedefined and #node[1] == info.nparams + (info.isvararg and 1 or 0)
+    then
+      candidates[#candidates + 1] = node
+    end
+  end
+  if #candidates ~= 1 then
+    raise("ValueError", ("cannot tell the function at %s:%d from the others on its line; "
+      .. "put it on a line of its own or pass its source as a string")
+      :format(chunk, info.linedefined))
+  end
+  return { node = candidates[1], chunk = chunk, line = info.linedefined, fn = f }
+end
+
+return S
