@@ -267,12 +267,29 @@ function Fn:logic(node)
   return { c = fmt("(%s %s %s)", A.c, op == "and" and "&&" or "||", B.c), t = "bool" }
 end
 
+-- The value of a free name or a field path of one (cuarr.jit), read at translation time.
+function Fn:path(node)
+  if node.tag == "Id" then
+    if self:lookup(node[1]) then
+      self:fail(node, fmt("'%s' is a local number, not a table", node[1]))
+    end
+    return self:free(node, node[1])
+  end
+  if node.tag == "Index" and node[2].tag == "String" then
+    local base = self:path(node[1])
+    if type(base) == "table" then
+      local ok, v = pcall(function() return base[node[2][1]] end)
+      if ok and v ~= nil then return v end
+    end
+  end
+  self:fail(node, "only math functions, casts and device functions can be called here")
+end
+
 -- The callee of a Call node: {kind = "math"|"cast"|"device", ...}.
 function Fn:callee(node)
   local f = node[1]
-  if f.tag == "Index" and f[1].tag == "Id" and f[2].tag == "String"
-    and not self:lookup(f[1][1]) then
-    local base = self:free(f[1], f[1][1])
+  if f.tag == "Index" and f[2].tag == "String" then
+    local base = self:path(f[1])
     local name = f[2][1]
     if base == math then return { kind = "math", name = name } end
     if type(base) == "table" then
@@ -282,7 +299,7 @@ function Fn:callee(node)
         return { kind = "device", dev = v, name = name }
       end
     end
-    self:fail(node, fmt("%s.%s cannot be called from a translated function", f[1][1], name))
+    self:fail(node, fmt("%s cannot be called from a translated function", name))
   end
   if f.tag == "Id" then
     if self:lookup(f[1]) then

@@ -1,0 +1,186 @@
+-- cuarr.vectorize and cuarr.jit.device (issue 16): the translator's output on the host (the Lua
+-- function on host arrays without a GPU), every spec'd function compiled by NVRTC through the
+-- stand-in driver, and the device results (#gpu).
+local H = require("spec.helper").bind(_ENV)
+local child = require "spec.support.child"
+local cuarr = H.cuarr
+local jit = cuarr.jit
+
+local function on_standin(code)
+  local ok, out, err = child.run("local cuarr = require 'cuarr'\n" .. code .. "\nprint('ok')",
+    { CUARR_LIBCUDA = child.fake_libcuda(), CUARR_CACHE_IN_MEMORY = "1" })
+  assert(ok and out:find("ok\n$"), out .. err)
+end
+
+-- The issue's functions, exactly as written there.
+local ISSUE = [[
+local jit = cuarr.jit
+local add_ufunc = cuarr.vectorize({"float32(float32, float32)"}, function(x, y) return x + y end)
+local SQRT_2PI = math.sqrt(2 * math.pi)                            -- an upvalue, inlined as a constant
+local gaussian_pdf = cuarr.vectorize({"float32(float32, float32, float32)"}, function(x, mean, sigma)
+  return math.exp(-0.5 * ((x - mean) / sigma) ^ 2) / (sigma * SQRT_2PI)
+end)
+local polar_to_cartesian = jit.device(function(rho, theta)
+  return rho * math.cos(theta), rho * math.sin(theta)              -- two results
+end)
+local polar_distance = cuarr.vectorize({"float32(float32, float32, float32, float32)"},
+  function(rho1, theta1, rho2, theta2)
+    local x1, y1 = polar_to_cartesian(rho1, theta1)
+    local x2, y2 = polar_to_cartesian(rho2, theta2)
+    return ((x1 - x2) ^ 2 + (y1 - y2) ^ 2) ^ 0.5
+  end)
+]]
+
+-- Every construct of the subset, in one function per signature.
+local CONSTRUCTS = [[
+local LIMIT, FLAG = 3, true
+local helper = cuarr.jit.device(function(a, b) return a // b, a % b, a ^ 2 end)
+local everything = cuarr.vectorize({"float32(float32, int32)", "float64(float64, int64)"},
+  function(x, n)
+    local s = 0
+    for i = 1, n do s = s + x / i end
+    for i = n, 1, -2 do s = s - i end
+    for t = 0.5, 2.5, 0.5 do s = s + t end
+    for i = 1, 2.7 do s = s + i end
+    local k = 10
+    repeat local z = k - 1; k = z until z < LIMIT
+    while k > 0 do k = k - 1 if k == 1 then break end end
+    local p, q, r = helper(x, 3)
+    p, q = q, p
+    local m
+    if x > 1 and FLAG then m = math.floor(x) elseif not (x < -1) then m = 2 else m = -n end
+    local c = x > 0 and x or -x
+    local d = math.max(x, n, 0.5) + math.min(x, 2) + math.abs(n) + math.abs(x) + math.fmod(n, 3)
+      + math.sqrt(c) + math.log(c + 1) + math.log(c + 1, 2) + math.atan(x, 2) + math.ceil(x)
+      + math.pi + n // 2 + n % 3 + 7 // -2 + (-7) % 3 + 2 ^ n + cuarr.jit.float32(x)
+      + cuarr.jit.int32(x)
+    if d ~= d then return math.huge end
+    do return s + p + q + r + m + c + d + math.maxinteger // math.maxinteger end
+  end)
+]]
+
+describe("cuarr.vectorize on host arrays without a GPU", function()
+  if H.has_gpu then return end
+  it("runs the issue's add_ufunc, gaussian_pdf and polar_distance through the Lua function",
+     function()
+    local env = setmetatable({ cuarr = cuarr }, { __index = _G })
+    local f = assert(load(ISSUE .. "\nreturn add_ufunc, gaussian_pdf, polar_distance", nil, "t",
+      env))
+    local add_ufunc, gaussian_pdf, polar_distance = f()
+    local r = add_ufunc(cuarr.cpu.arange(4, "float32"), cuarr.cpu.full(4, 10, "float32"))
+    assert.are.same({ 10, 11, 12, 13 }, r:totable())
+    assert.are.equal("float32", r.dtype)
+    local g = gaussian_pdf(cuarr.cpu.array({ 0, 1, -2 }, "float32"), 0, 1):totable()
+    for i, x in ipairs { 0, 1, -2 } do
+      assert.is_true(math.abs(g[i] - math.exp(-x * x / 2) / math.sqrt(2 * math.pi)) < 1e-6)
+    end
+    -- Broadcasting: a column against a row.
+    local d = polar_distance(cuarr.cpu.array({ { 1 }, { 2 } }, "float32"), 0,
+      cuarr.cpu.array({ 1, 3 }, "float32"), math.pi / 2)
+    assert.are.same({ 2, 2 }, d.shape)
+    local t = d:totable()
+    assert.is_true(math.abs(t[1][1] - math.sqrt(2)) < 1e-6)
+    assert.is_true(math.abs(t[2][2] - math.sqrt(13)) < 1e-5)
+  end)
+
+  it("picks the first signature the inputs cast to safely", function()
+    local v = cuarr.vectorize({ "int32(int32)", "f8(f8)" }, function(x) return x * 2 end)
+    assert.are.equal("int32", v(cuarr.cpu.array({ 1, 2 }, "int16")).dtype)
+    assert.are.equal("float64", v(cuarr.cpu.array({ 1, 2 }, "float32")).dtype)
+    assert.are.same({ 3.0 }, v(cuarr.cpu.array({ 1.5 }, "float64")):totable())
+  end)
+end)
+
+describe("the translator", function()
+  it("names the Lua function in the generated CUDA C and keeps Lua's semantics", function()
+    local v = cuarr.vectorize({ "float64(float64, float64)" }, function(a, b)
+      return a // b + a % b
+    end)
+    assert.matches("translated from the Lua function at spec/jit_spec.lua:%d+", v.source)
+    assert.matches("cuarr_fidiv%(", v.source)
+    assert.matches("cuarr_fmod%(", v.source)
+    local i = cuarr.vectorize({ "int64(int64, int64)" }, function(a, b) return a // b + a % b end)
+    assert.matches("cuarr_idiv%(", i.source)
+    assert.matches("cuarr_imod%(", i.source)
+  end)
+
+  it("compiles the issue's functions and every construct of the subset with NVRTC", function()
+    on_standin(ISSUE .. CONSTRUCTS .. [[
+local x = cuarr.arange(8, "float32")
+assert(add_ufunc(x, x).shape[1] == 8)
+local o = cuarr.empty(8, "float32")
+assert(add_ufunc(x, x, {out = o}) == o)
+assert(gaussian_pdf(x, 0, 1).dtype == "float32")
+assert(polar_distance(x, x, x, x).dtype == "float32")
+assert(everything(cuarr.arange(4, "float64"), cuarr.arange(4, "int64")).dtype == "float64")
+assert(everything(x, cuarr.arange(8, "int32")).dtype == "float32")
+]])
+  end)
+end)
+
+describe("cuarr.vectorize on the device", function()
+  H.gpu_it("gives Lua's // % ^ / on a grid of inputs, and the issue's numbers", function()
+    local xs = { -7, -3.5, -1, -0.0, 0.5, 2, 3, 7.25, 1e300, -1e300, 0 / 0 }
+    local ys = { -3, -2, -0.5, 0.75, 2, 3, 1e-300, 1 / 0 }
+    local a, b = {}, {}
+    for _, x in ipairs(xs) do for _, y in ipairs(ys) do a[#a + 1] = x; b[#b + 1] = y end end
+    local ops = {
+      cuarr.vectorize({ "f8(f8, f8)" }, function(x, y) return x // y end),
+      cuarr.vectorize({ "f8(f8, f8)" }, function(x, y) return x % y end),
+      cuarr.vectorize({ "f8(f8, f8)" }, function(x, y) return x ^ y end),
+      cuarr.vectorize({ "f8(f8, f8)" }, function(x, y) return x / y end),
+    }
+    local lua = { function(x, y) return x // y end, function(x, y) return x % y end,
+                  function(x, y) return x ^ y end, function(x, y) return x / y end }
+    local da, db = cuarr.array(a, "float64"), cuarr.array(b, "float64")
+    for k, op in ipairs(ops) do
+      local r = op(da, db):get():totable()
+      for i = 1, #a do
+        local want = lua[k](a[i], b[i])
+        assert(r[i] == want or (r[i] ~= r[i] and want ~= want),
+          string.format("op %d on %g, %g: %g, Lua %g", k, a[i], b[i], r[i], want))
+      end
+    end
+    local ia, ib = {}, {}
+    for _, x in ipairs { -7, -1, 0, 5, math.maxinteger, math.mininteger } do
+      for _, y in ipairs { -3, -1, 2, 7 } do ia[#ia + 1] = x; ib[#ib + 1] = y end
+    end
+    local idiv = cuarr.vectorize({ "int64(int64, int64)" }, function(x, y) return x // y end)
+    local imod = cuarr.vectorize({ "int64(int64, int64)" }, function(x, y) return x % y end)
+    local dx, dy = cuarr.array(ia, "int64"), cuarr.array(ib, "int64")
+    local q, m = idiv(dx, dy):get():totable(), imod(dx, dy):get():totable()
+    for i = 1, #ia do
+      assert.are.equal(ia[i] // ib[i], q[i])
+      assert.are.equal(ia[i] % ib[i], m[i])
+    end
+  end)
+
+  H.gpu_it("runs the issue's functions on device and host arrays, with out", function()
+    local env = setmetatable({ cuarr = cuarr }, { __index = _G })
+    local add_ufunc, gaussian_pdf, polar_distance = assert(load(ISSUE
+      .. "\nreturn add_ufunc, gaussian_pdf, polar_distance", nil, "t", env))()
+    local h = add_ufunc(cuarr.cpu.arange(4, "float32"), cuarr.cpu.full(4, 10, "float32"))
+    assert.are.equal("cpu", h.device)
+    assert.are.same({ 10, 11, 12, 13 }, h:totable())
+    local xd, yd, od = cuarr.arange(5, "float32"), cuarr.full(5, 1, "float32"),
+      cuarr.empty(5, "float32")
+    assert.are.equal(od, add_ufunc(xd, yd, { out = od }))
+    assert.are.same({ 1, 2, 3, 4, 5 }, od:get():totable())
+    local g = gaussian_pdf(cuarr.array({ 0, 1 }, "float32"), 0, 1):get():totable()
+    assert.is_true(math.abs(g[1] - 0.3989423) < 1e-6)
+    assert.is_true(math.abs(g[2] - 0.24197072) < 1e-6)
+    local d = polar_distance(cuarr.array({ { 1 }, { 2 } }, "float32"), 0,
+      cuarr.array({ 1, 3 }, "float32"), math.pi / 2):get():totable()
+    assert.is_true(math.abs(d[1][1] - math.sqrt(2)) < 1e-5)
+    assert.is_true(math.abs(d[2][2] - math.sqrt(13)) < 1e-5)
+  end)
+end)
+
+describe("cuarr.jit.device", function()
+  it("is callable only from translated functions", function()
+    local f = jit.device(function(x) return x + 1 end)
+    H.raises("TypeError", function() f(1) end)
+    local v = cuarr.vectorize({ "float64(float64)" }, function(x) return f(x) * 2 end)
+    assert.matches("__device__ double f_1%(double", v.source)
+  end)
+end)
