@@ -206,10 +206,9 @@ return function(M, core, jit)
         sig.text, sig.out))
     end
     if not any_device and (out == nil or out.device == "cpu") and not M.is_available() then
-      if out ~= nil then
-        raise("ValueError", "vectorize: out= on host arrays needs a GPU")
-      end
-      return on_host(self, sig, args)
+      local r = on_host(self, sig, args)
+      if out == nil then return r end
+      return out:set(r)
     end
     local back = not any_device
     local dargs = {}
@@ -222,11 +221,13 @@ return function(M, core, jit)
       dargs[i] = a
     end
     local k = kernel(self, sig)
-    if out ~= nil then
-      if out.device == "cpu" then raise("ValueError", "vectorize: out must be a device array "
-        .. "when the inputs are") end
+    if out ~= nil and out.device ~= "cpu" then
       dargs[n + 1] = out
       return k(table.unpack(dargs, 1, n + 1))
+    end
+    if out ~= nil then
+      -- A host out: computed on the device, copied into it (Numba's copy back).
+      return k(table.unpack(dargs, 1, n)):copy_to_host(out)
     end
     local r = k(table.unpack(dargs, 1, n))
     if back then return r:get() end
