@@ -108,12 +108,14 @@ ctest: $(CTESTS)
 check-exports: $(MODULE)
 	@sh tools/check_exports.sh $(MODULE) src/cuarr.h
 
-# Lua 5.4, its headers and busted, from Debian's packages, when they are missing.
+# Lua 5.4, its headers, busted and lua-check (whose parser reads the Lua functions that
+# cuarr.vectorize and cuarr.jit translate), from Debian's packages, when they are missing.
 deps:
-	@if ! command -v $(LUA) >/dev/null || [ ! -f $(LUA_INCDIR)/lua.h ] || ! command -v $(BUSTED) >/dev/null; then \
-	  echo "installing lua5.4 liblua5.4-dev lua-busted with apt-get"; \
+	@if ! command -v $(LUA) >/dev/null || [ ! -f $(LUA_INCDIR)/lua.h ] || ! command -v $(BUSTED) >/dev/null \
+	    || [ ! -f /usr/share/lua/5.1/luacheck/parser.lua ]; then \
+	  echo "installing lua5.4 liblua5.4-dev lua-busted lua-check with apt-get"; \
 	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq lua5.4 liblua5.4-dev lua-busted >/dev/null; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq lua5.4 liblua5.4-dev lua-busted lua-check >/dev/null; \
 	fi
 
 # The C tests that hand every generated kernel to NVRTC: most of `make test`'s time.  `make test`
@@ -222,9 +224,10 @@ demo: deps
 	$(RUN_ENV) $(LUA) examples/quickstart.lua
 
 install: all
-	install -d $(DESTDIR)$(INST_LIBDIR)/cuarr $(DESTDIR)$(INST_LUADIR)/cuarr
+	install -d $(DESTDIR)$(INST_LIBDIR)/cuarr $(DESTDIR)$(INST_LUADIR)/cuarr/jit
 	install -m 755 $(MODULE) $(DESTDIR)$(INST_LIBDIR)/cuarr/core.so
 	install -m 644 lua/cuarr/*.lua $(DESTDIR)$(INST_LUADIR)/cuarr/
+	install -m 644 lua/cuarr/jit/*.lua $(DESTDIR)$(INST_LUADIR)/cuarr/jit/
 
 # `make sanitize`: the module, the C tests and a Lua host (tools/fake_cuda/lua_main.c, linked with
 # liblua5.4.a: Debian's lua5.4 has no sanitizer runtime) built with AddressSanitizer and

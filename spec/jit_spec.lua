@@ -184,3 +184,21 @@ describe("cuarr.jit.device", function()
     assert.matches("__device__ double f_1%(double", v.source)
   end)
 end)
+
+describe("without a Lua parser", function()
+  it("the translating APIs raise NotAvailable naming lua-check; the rest works", function()
+    local ok, out, err = child.run([[
+package.path = package.path:gsub("[^;]*5%.1[^;]*;?", "")
+local cuarr = require "cuarr"
+local e1 = select(2, pcall(cuarr.vectorize, {"f8(f8)"}, function(x) return x end))
+local e2 = select(2, pcall(cuarr.jit.device, function(x) return x end))
+for _, e in ipairs {e1, e2} do
+  assert(cuarr.is_error(e, "NotAvailable") and e.message:find("lua-check", 1, true), tostring(e))
+end
+assert(cuarr.cpu.arange(3):sum():item() == 3)
+assert(cuarr.jit.float32(0.1) ~= 0.1)
+print("ok")
+]], { CUARR_LUACHECK_PATH = "/nonexistent/?.lua" })
+    assert(ok and out == "ok\n", out .. err)
+  end)
+end)

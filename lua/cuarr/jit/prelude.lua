@@ -14,7 +14,9 @@ __device__ __forceinline__ long long cuarr_isub(long long a, long long b) {
 __device__ __forceinline__ long long cuarr_imul(long long a, long long b) {
   return (long long)((cuarr_u64)a * (cuarr_u64)b);
 }
-__device__ __forceinline__ long long cuarr_ineg(long long a) { return (long long)(0ULL - (cuarr_u64)a); }
+__device__ __forceinline__ long long cuarr_ineg(long long a) {
+  return (long long)(0ULL - (cuarr_u64)a);
+}
 __device__ __forceinline__ long long cuarr_iabs(long long a) { return a < 0 ? cuarr_ineg(a) : a; }
 __device__ __forceinline__ long long cuarr_idiv(long long m, long long n) {
   if ((cuarr_u64)n + 1u <= 1u) return n == 0 ? 0 : cuarr_ineg(m);

@@ -10,8 +10,10 @@
 -- the package; nothing else needs it.
 local S = {}
 
-local SEARCH_PATH = "/usr/share/lua/5.1/?.lua;/usr/share/lua/5.1/?/init.lua;"
-  .. "/usr/local/share/lua/5.1/?.lua"
+-- Where luacheck is looked for when `require` does not find it: Debian's tree for Lua 5.1, or
+-- CUARR_LUACHECK_PATH (a package.path template) for a luacheck installed elsewhere.
+local SEARCH_PATH = os.getenv("CUARR_LUACHECK_PATH")
+  or "/usr/share/lua/5.1/?.lua;/usr/share/lua/5.1/?/init.lua;/usr/local/share/lua/5.1/?.lua"
 
 local parser, decoder
 local function load_parser(raise)

@@ -627,7 +627,9 @@ function Fn:ret(node)
   for i, e in ipairs(es) do
     local old = self.rettypes[i]
     local u = Ty.unify(old, e.t, e.lit)
-    if u == nil then self:fail(node, fmt("result %d is a boolean here and a number elsewhere", i)) end
+    if u == nil then
+      self:fail(node, fmt("result %d is a boolean here and a number elsewhere", i))
+    end
     if u ~= old then
       self.rettypes[i] = u
       self.changed = true

@@ -36,7 +36,9 @@ local function parse_signature(s, raise)
   end
   local function dtype(name)
     local d = Ty.canonical(name)
-    if not d then raise("ValueError", fmt("vectorize: unknown type %q in the signature %q", name, s)) end
+    if not d then
+      raise("ValueError", fmt("vectorize: unknown type %q in the signature %q", name, s))
+    end
     return d
   end
   local sig = { out = dtype(out), ins = {}, text = s }
@@ -195,7 +197,9 @@ return function(M, core, jit)
           i, type(a)))
       end
     end
-    if not any_array then raise("TypeError", "vectorize: at least one argument must be an array") end
+    if not any_array then
+      raise("TypeError", "vectorize: at least one argument must be an array")
+    end
     local out = opts and opts.out
     if out ~= nil and not is_array(out) then
       raise("TypeError", "vectorize: out must be an array, got " .. type(out))
