@@ -19,7 +19,7 @@ return function(M, core)
     end
   end
   local casts = {
-    float64 = function(x) return x + 0.0 end,
+    float64 = function(x) return math.type(x) == "float" and x or x + 0.0 end,
     float32 = function(x) return (string.unpack("f", string.pack("f", x))) end,
     int8 = wrap(8, true), int16 = wrap(16, true), int32 = wrap(32, true), int64 = wrap(64, true),
     uint8 = wrap(8), uint16 = wrap(16), uint32 = wrap(32), uint64 = wrap(64),

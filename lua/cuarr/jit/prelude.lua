@@ -36,12 +36,12 @@ __device__ __forceinline__ long long cuarr_ifmod(long long m, long long n) {
 }
 __device__ __forceinline__ double cuarr_fmod(double a, double b) {
   double m = fmod(a, b);
-  if ((m > 0) ? b < 0 : (m < 0 && b != m)) m += b;
+  if ((m > 0) ? b < 0 : (m < 0 && b > 0)) m += b;
   return m;
 }
 __device__ __forceinline__ float cuarr_fmod(float a, float b) {
   float m = fmodf(a, b);
-  if ((m > 0) ? b < 0 : (m < 0 && b != m)) m += b;
+  if ((m > 0) ? b < 0 : (m < 0 && b > 0)) m += b;
   return m;
 }
 __device__ __forceinline__ double cuarr_fidiv(double a, double b) { return floor(a / b); }
