@@ -271,6 +271,25 @@ describe("cuarr.vectorize on the device", function()
   end)
 end)
 
+describe("reading a function's source", function()
+  it("finds `local function`, functions in a call's arguments, and chunks loaded from text",
+     function()
+    local function twice(x) return 2 * x end
+    assert.matches("cuarr_imul%(2LL", cuarr.vectorize({ "i8(i8)" }, twice).source)
+    local v = cuarr.vectorize({ "f8(f8)" }, function(x)
+      return x + 0.5 end)
+    assert.matches("%(x_1 %+ 0%.5%)", v.source)
+    local chunk = "local k = 3\nreturn function(x)\n  return x * k\nend"
+    local f = load(chunk)()
+    local lv = cuarr.vectorize({ "i8(i8)" }, f)
+    assert.matches("cuarr_imul%(x_1, 3LL%)", lv.source)
+    assert.matches("at %[string \"local k = 3%.%.%.\"%]:2", lv.source)
+    if not H.has_gpu then
+      assert.are.same({ 3, 6 }, lv(cuarr.cpu.array({ 1, 2 }, "int64")):totable())
+    end
+  end)
+end)
+
 describe("cuarr.jit.device", function()
   it("is callable only from translated functions", function()
     local f = jit.device(function(x) return x + 1 end)

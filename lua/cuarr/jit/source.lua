@@ -51,12 +51,42 @@ local function parse(text, chunkname, raise)
   return ast
 end
 
--- Every Function node of ast (a `local function`, `function f`, or expression).
-local function functions(node, out)
-  if type(node) ~= "table" then return out end
-  if node.tag == "Function" then out[#out + 1] = node end
-  for i = 1, #node do functions(node[i], out) end
-  return out
+-- The Function node of the function defined from line first to line last of text (its lines),
+-- with nparams parameters: each `function` keyword on the first line tried against each `end`
+-- on the last (the text around them may be anything: a call's parentheses, or not Lua at all,
+-- as in a README whose blocks are loaded under its name).  Only the function's own text is
+-- parsed, with its lines where they are in the file.
+local function find_function(lines, first, last, nparams, raise)
+  local p, d = load_parser(raise)
+  local head, tail = lines[first], lines[last]
+  local middle = table.concat(lines, "\n", first + 1, last - 1)
+  local starts, ends = {}, {}
+  for pos in head:gmatch("()function") do starts[#starts + 1] = pos end
+  for pos in tail:gmatch("()end") do table.insert(ends, 1, pos + 2) end
+  local prefix = ("\n"):rep(first - 1)
+  local found = {}
+  for _, i in ipairs(starts) do
+    -- `function name(` and `local function name(` become a function expression.
+    local fhead = head:sub(i):gsub("^function%s+[%w_.]+%s*%(", "function(")
+    for _, j in ipairs(ends) do
+      local text
+      if first == last then
+        if j > i then text = fhead:sub(1, #fhead - (#head - j)) end
+      else
+        text = fhead .. "\n" .. (middle ~= "" and middle .. "\n" or "") .. tail:sub(1, j)
+      end
+      if text then
+        local ok, ast = pcall(p.parse, d.decode(prefix .. "return " .. text))
+        local ret = ok and ast[1]
+        if ret and #ast == 1 and ret.tag == "Return" and #ret == 1 and ret[1].tag == "Function"
+          and #ret[1][1] == nparams then
+          found[#found + 1] = ret[1]
+        end
+      end
+    end
+  end
+  -- Two functions that fit (on one line, with as many parameters): which one is unknowable.
+  return #found == 1 and found[1] or nil
 end
 
 -- S.load(fn_or_source, raise) -> { node = Function node, chunk = "file.lua", line = first line,
@@ -94,19 +124,16 @@ function S.load(f, raise)
   else
     text = info.source
   end
-  local candidates = {}
-  for _, node in ipairs(functions(parse(text, chunk, raise), {})) do
-    if node.line == info.linedefined and #node[1] == info.nparams + (info.isvararg and 1 or 0)
-    then
-      candidates[#candidates + 1] = node
-    end
+  local lines = {}
+  for line in (text .. "\n"):gmatch("(.-)\r?\n") do lines[#lines + 1] = line end
+  local node = info.linedefined >= 1 and info.lastlinedefined <= #lines
+    and find_function(lines, info.linedefined, info.lastlinedefined,
+      info.nparams + (info.isvararg and 1 or 0), raise)
+  if not node then
+    raise("ValueError", ("cannot find the source of the function at %s:%d (two functions on "
+      .. "its first line?); pass its source as a string"):format(chunk, info.linedefined))
   end
-  if #candidates ~= 1 then
-    raise("ValueError", ("cannot tell the function at %s:%d from the others on its line; "
-      .. "put it on a line of its own or pass its source as a string")
-      :format(chunk, info.linedefined))
-  end
-  return { node = candidates[1], chunk = chunk, line = info.linedefined, fn = f }
+  return { node = node, chunk = chunk, line = info.linedefined, fn = f }
 end
 
 return S
