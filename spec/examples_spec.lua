@@ -4,7 +4,8 @@ local H = require("spec.helper").bind(_ENV)
 local _ = H
 
 describe("examples", function()
-  for _, name in ipairs { "quickstart", "elementwise", "reductions", "streams", "memory" } do
+  for _, name in ipairs { "quickstart", "elementwise", "reductions", "streams", "memory",
+                          "vectorize" } do
     it(name .. ".lua runs", function()
       local p = assert(io.popen("lua5.4 examples/" .. name .. ".lua 2>&1"))
       local out = p:read("a")

@@ -316,3 +316,32 @@ print("ok")
     assert(ok and out == "ok\n", out .. err)
   end)
 end)
+
+describe("vectorize over the dtypes its signatures name", function()
+  it("bool, signed and unsigned integers and floats, on host arrays", function()
+    if H.has_gpu then return end
+    local b = cuarr.vectorize({ "b1(b1, b1)" }, function(x, y) return x and not y end)
+    assert.are.same({ false, true, false, false }, b(cuarr.cpu.array({ true, true, false, false },
+      "bool"), cuarr.cpu.array({ true, false, true, false }, "bool")):totable())
+    local v = cuarr.vectorize({ "b1(int8, int8)", "b1(uint16, uint16)", "b1(int32, int32)",
+                                "b1(uint64, uint64)", "b1(float32, float32)", "b1(f8, f8)" },
+      "function(x, y) return x > y end")
+    for _, dt in ipairs { "int8", "uint16", "int32", "float32", "float64" } do
+      local r = v(cuarr.cpu.array({ 1, 5, 3 }, dt), cuarr.cpu.array({ 2, 2, 3 }, dt))
+      assert.are.equal("bool", r.dtype)
+      assert.are.same({ false, true, false }, r:totable())
+    end
+    local add = cuarr.vectorize({ "int8(int8, int8)", "uint16(uint16, uint16)",
+                                  "float32(float32, float32)", "f8(f8, f8)" },
+      function(x, y) return x + y end)
+    -- int8 wraps as the C kernel's conversion does; uint16 from uint8 (a safe cast).
+    assert.are.same({ -126 }, add(cuarr.cpu.array({ 127 }, "int8"), 3):totable())
+    local u = add(cuarr.cpu.array({ 65535 }, "uint8"), cuarr.cpu.array({ 1 }, "uint8"))
+    assert.are.equal("uint16", u.dtype)
+    local f = add(cuarr.cpu.array({ 0.1 }, "float32"), 0.2)
+    assert.are.equal("float32", f.dtype)
+    assert.are.equal(string.unpack("f", string.pack("f", 0.1 + string.unpack("f",
+      string.pack("f", 0.2)))), f:totable()[1])
+    assert.are.equal("float64", add(cuarr.cpu.array({ 1 }, "int32"), 0.5).dtype)
+  end)
+end)

@@ -24,6 +24,12 @@ return function(M, core)
     int8 = wrap(8, true), int16 = wrap(16, true), int32 = wrap(32, true), int64 = wrap(64, true),
     uint8 = wrap(8), uint16 = wrap(16), uint32 = wrap(32), uint64 = wrap(64),
   }
+  -- bool: C's conversion (nonzero is true); a boolean stays itself.  Host-side only: in
+  -- translated code a comparison already is a bool.
+  local function to_bool(x)
+    if type(x) == "boolean" then return x end
+    return x ~= 0
+  end
   for dtype, fn in pairs(casts) do
     local f = function(x)
       if type(x) ~= "number" then
@@ -34,7 +40,7 @@ return function(M, core)
     jit[dtype] = f
     X.CASTS[f] = dtype
   end
-  jit.casts = casts
+  jit.casts = setmetatable({ bool = to_bool }, { __index = casts })
 
   -- Device functions are called from plain Lua only where a translated function runs on the
   -- host (vectorize without a GPU); host_depth counts those runs.

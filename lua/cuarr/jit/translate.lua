@@ -695,6 +695,12 @@ local function render(ctx, spec, types, cname, fixed_rets)
           self:fail(spec.node, fmt("returns %d value%s; %d expected", self.nret,
             self.nret == 1 and "" or "s", #fixed_rets), "TypeError")
         end
+        for i, t in ipairs(fixed_rets) do
+          if (t == "bool") ~= (self.rettypes[i] == "bool") then
+            self:fail(spec.node, fmt("returns a %s; the signature says %s",
+              self.rettypes[i] == "bool" and "boolean" or "number", t), "TypeError")
+          end
+        end
         self.rettypes = fixed_rets
       end
       if self.nret > 0 and not returns(body) then

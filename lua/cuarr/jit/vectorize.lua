@@ -145,28 +145,31 @@ return function(M, core, jit)
     for i, t in ipairs(sig.ins) do cast_in[i] = jit.casts[t] end
     local out, idx, vals = {}, {}, {}
     for k = 1, nd do idx[k] = 0 end
-    local fn = self.fn
-    for e = 1, total do
-      for i, a in ipairs(args) do
-        if flats[i] then
-          local off, st = 1, strides[i]
-          for k = 1, nd do off = off + idx[k] * st[k] end
-          vals[i] = cast_in[i](flats[i][off])
-        else
-          vals[i] = cast_in[i](a)
+    local fn, nargs = self.fn, #args
+    -- One run_on_host for the whole loop: device functions may be called inside it.
+    jit.run_on_host(function()
+      for e = 1, total do
+        for i, a in ipairs(args) do
+          if flats[i] then
+            local off, st = 1, strides[i]
+            for k = 1, nd do off = off + idx[k] * st[k] end
+            vals[i] = cast_in[i](flats[i][off])
+          else
+            vals[i] = cast_in[i](a)
+          end
+        end
+        local r = fn(table.unpack(vals, 1, nargs))
+        if type(r) ~= "number" and not (type(r) == "boolean" and sig.out == "bool") then
+          raise("TypeError", "vectorize: the function returned a " .. type(r) .. ", not a number")
+        end
+        out[e] = cast_out(r)
+        for k = nd, 1, -1 do
+          idx[k] = idx[k] + 1
+          if idx[k] < shape[k] then break end
+          idx[k] = 0
         end
       end
-      local r = jit.run_on_host(fn, table.unpack(vals, 1, #args))
-      if type(r) ~= "number" then
-        raise("TypeError", "vectorize: the function returned a " .. type(r) .. ", not a number")
-      end
-      out[e] = cast_out and cast_out(r) or r
-      for k = nd, 1, -1 do
-        idx[k] = idx[k] + 1
-        if idx[k] < shape[k] then break end
-        idx[k] = 0
-      end
-    end
+    end)
     local result = core.cpu.array(out, sig.out)
     if nd == 0 then return result end
     return core.reshape(result, shape)
