@@ -205,6 +205,10 @@ describe("the translated C on the host", function()
   it_cxx("keeps math.floor's integers, and/or, repeat's scope, while, multiple results",
     function()
     local split = jit.device(function(p, q) return p + q, p - q end)
+    local select_second = jit.device(function(p, q)
+      local _, d = split(p, q)
+      return d
+    end)
     agrees("f8(f8, f8)", function(x, y)
       local a, b = split(x, y)
       local k = 0
@@ -217,6 +221,15 @@ describe("the translated C on the host", function()
     agrees("i8(f8, f8)", function(x, y)
       if not (x < y) then return math.floor(x / y) elseif x == y then return 0 end
       return math.ceil(y - x) * 2
+    end, grid({ -2.5, 0, 1.5, 7 }, { -1.25, 4, 7 }))
+    -- An elseif whose condition calls a device function, and a chain of them with an else.
+    agrees("f8(f8, f8)", function(x, y)
+      local r
+      if x > 5 then r = 1
+      elseif split(x, y) > 2 then r = 2
+      elseif select_second(x, y) < 0 then r = 3
+      else r = 4 end
+      return r + x
     end, grid({ -2.5, 0, 1.5, 7 }, { -1.25, 4, 7 }))
   end)
 end)

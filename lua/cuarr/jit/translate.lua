@@ -534,9 +534,16 @@ function Fn:stmt(node)
     self.depth = self.depth - 1
     self:emit("}")
   elseif tag == "If" then
-    local n = #node
+    -- An elseif is an if inside the else: what its condition computes first (a device
+    -- function's results) must happen only when the branches above were not taken.
+    local n, opened = #node, 0
     for i = 1, n - 1, 2 do
-      self:emit(fmt("%sif (%s) {", i == 1 and "" or "} else ", self:cond(node[i])))
+      if i > 1 then
+        self:emit("} else {")
+        self.depth = self.depth + 1
+        opened = opened + 1
+      end
+      self:emit(fmt("if (%s) {", self:cond(node[i])))
       self:body(node[i + 1])
     end
     if n % 2 == 1 then
@@ -544,6 +551,10 @@ function Fn:stmt(node)
       self:body(node[n])
     end
     self:emit("}")
+    for _ = 1, opened do
+      self.depth = self.depth - 1
+      self:emit("}")
+    end
   elseif tag == "Fornum" then
     self:fornum(node)
   elseif tag == "Break" then
