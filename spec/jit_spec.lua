@@ -319,6 +319,17 @@ describe("cuarr.jit.device", function()
     H.raises("TypeError", function() f(1) end)
     local v = cuarr.vectorize({ "float64(float64)" }, function(x) return f(x) * 2 end)
     assert.matches("__device__ double f_1%(double", v.source)
+    -- Given as a source string, and called with an integer: typed from its arguments.
+    local g = jit.device("function(a) return a // 2, -a end")
+    local w = cuarr.vectorize({ "i8(i8)" }, function(x)
+      local h, n = g(x)
+      return h * 10 + n + g(3)
+    end)
+    assert.matches("__device__ g_1_results g_1%(long long", w.source)
+    if not H.has_gpu then
+      -- -3: (-2) * 10 + 3 + 1; 1: 0 * 10 - 1 + 1.
+      assert.are.same({ -16, 0 }, w(cuarr.cpu.array({ -3, 1 }, "int64")):totable())
+    end
   end)
 end)
 

@@ -57,9 +57,6 @@ return function(M, core)
       raise("TypeError", "a jit.device function is callable only from translated functions "
         .. "(cuarr.vectorize ...), not from plain Lua")
     end
-    if not self.fn then
-      raise("TypeError", "a jit.device function given as a source string cannot run on the host")
-    end
     return self.fn(...)
   end
   X.DEVICE_MT.__tostring = function(self) return "cuarr.jit.device " .. self.where end
@@ -72,7 +69,12 @@ return function(M, core)
     end
     local spec = X.source.load(fn, raise)
     next_id = next_id + 1
-    return setmetatable({ id = next_id, fn = type(fn) == "function" and fn or nil,
+    -- A source string runs on the host as the function it spells, seeing math alone.
+    local host = fn
+    if type(fn) == "string" then
+      host = load("return " .. fn, "=source", "t", { math = math })()
+    end
+    return setmetatable({ id = next_id, fn = host,
                           where = spec.chunk .. ":" .. spec.line,
                           spec = function() return spec end }, X.DEVICE_MT)
   end

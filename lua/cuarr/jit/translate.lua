@@ -3,6 +3,7 @@
 -- first assignment and widened (int -> float) by later ones until the types settle, and the
 -- result is rendered with Lua 5.4's semantics (see prelude.lua).  Typed expressions are
 -- {c = C text, t = type, lit = literal?}; fuse and rawkernel add their own node kinds on these.
+-- The parser (luacheck's, and why) is chosen in source.lua.
 local Ty = require "cuarr.jit.types"
 local source = require "cuarr.jit.source"
 
