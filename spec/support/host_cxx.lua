@@ -20,9 +20,6 @@ local HEADER = [[
 static inline double __longlong_as_double(long long x) { double d; memcpy(&d, &x, 8); return d; }
 ]]
 
-local CTYPE = { float64 = "double", float32 = "float", int64 = "long long", int32 = "int",
-                bool = "bool" }
-
 local function literal(v, t)
   if t == "int64" or t == "int32" then
     if v == math.mininteger then return "(-9223372036854775807LL - 1)" end

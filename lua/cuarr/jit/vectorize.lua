@@ -84,7 +84,7 @@ return function(M, core, jit)
     raise("TypeError", fmt("vectorize: no signature takes (%s)", concat(names, ", ")))
   end
 
-  local function kernel(self, sig)
+  local function kernel(sig)
     if sig.kernel then return sig.kernel end
     local params, names = {}, {}
     for i, t in ipairs(sig.ins) do
@@ -227,7 +227,7 @@ return function(M, core, jit)
       end
       dargs[i] = a
     end
-    local k = kernel(self, sig)
+    local k = kernel(sig)
     if out ~= nil and out.device ~= "cpu" then
       dargs[n + 1] = out
       return k(table.unpack(dargs, 1, n + 1))
