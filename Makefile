@@ -109,10 +109,11 @@ check-exports: $(MODULE)
 	@sh tools/check_exports.sh $(MODULE) src/cuarr.h
 
 # Lua 5.4, its headers, busted and lua-check (whose parser reads the Lua functions that
-# cuarr.vectorize and cuarr.jit translate), from Debian's packages, when they are missing.
+# cuarr.vectorize and cuarr.jit translate), from Debian's packages, when they are missing
+# (CUARR_LUACHECK_PATH set: lua-check is unpacked elsewhere, as on the GPU machine).
 deps:
 	@if ! command -v $(LUA) >/dev/null || [ ! -f $(LUA_INCDIR)/lua.h ] || ! command -v $(BUSTED) >/dev/null \
-	    || [ ! -f /usr/share/lua/5.1/luacheck/parser.lua ]; then \
+	    || { [ ! -f /usr/share/lua/5.1/luacheck/parser.lua ] && [ -z "$$CUARR_LUACHECK_PATH" ]; }; then \
 	  echo "installing lua5.4 liblua5.4-dev lua-busted lua-check with apt-get"; \
 	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq lua5.4 liblua5.4-dev lua-busted lua-check >/dev/null; \
