@@ -5,6 +5,7 @@ local H = require("spec.helper").bind(_ENV)
 local child = require "spec.support.child"
 local cuarr = H.cuarr
 local jit = cuarr.jit
+local host = require "cuarr.jit.host"
 
 local function on_standin(code)
   local ok, out, err = child.run("local cuarr = require 'cuarr'\n" .. code .. "\nprint('ok')",
@@ -15,6 +16,7 @@ end
 -- The issue's functions, exactly as written there.
 local ISSUE = [[
 local jit = cuarr.jit
+local host = require "cuarr.jit.host"
 local add_ufunc = cuarr.vectorize({"float32(float32, float32)"}, function(x, y) return x + y end)
 local SQRT_2PI = math.sqrt(2 * math.pi)                            -- an upvalue, inlined as a constant
 local gaussian_pdf = cuarr.vectorize({"float32(float32, float32, float32)"}, function(x, mean, sigma)
@@ -151,8 +153,8 @@ describe("the translated C on the host", function()
     local got = host_cxx.run(v.sources[1], s.cname, s.ins, s.out, rows)
     for i, row in ipairs(rows) do
       local args = {}
-      for k, x in ipairs(row) do args[k] = jit.casts[s.ins[k]](x) end
-      local want = jit.casts[s.out](jit.run_on_host(fn, table.unpack(args, 1, #row)))
+      for k, x in ipairs(row) do args[k] = host.casts[s.ins[k]](x) end
+      local want = host.casts[s.out](host.run(fn, table.unpack(args, 1, #row)))
       local same = got[i] == want or (got[i] ~= got[i] and want ~= want)
       assert(same and math.type(got[i]) == math.type(want), string.format(
         "%s on (%s): C %s, Lua %s", sig, table.concat(args, ", "), tostring(got[i]),

@@ -18,6 +18,14 @@ function C.run(code, env, flags)
   f:write(code)
   f:close()
   local vars = { "LUA_PATH=" .. sh_quote(package.path), "LUA_CPATH=" .. sh_quote(package.cpath) }
+  -- Under `make sanitize` a child inherits LeakSanitizer, whose tracer crashes at random in
+  -- these short children (a bogus dynamic TLS record, as memory layout has it) before any leak
+  -- is looked at: children keep ASan and UBSan, and leaks are checked in the specs' own process
+  -- and the C tests.
+  local asan = os.getenv("ASAN_OPTIONS")
+  if asan and asan:find("detect_leaks=1", 1, true) and not (env and env.ASAN_OPTIONS) then
+    vars[#vars + 1] = "ASAN_OPTIONS=" .. sh_quote(asan .. ":detect_leaks=0")
+  end
   for k, v in pairs(env or {}) do vars[#vars + 1] = k .. "=" .. sh_quote(v) end
   local p = io.popen(fmt("env %s %s %s %s 2>%s", concat(vars, " "), LUA, flags or "",
     sh_quote(script), sh_quote(err)))

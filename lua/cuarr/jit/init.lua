@@ -2,7 +2,7 @@
 -- from translated functions (as a __device__ function, with several results); jit.float32 ...
 -- are casts, usable from translated functions and, with the same results, from plain Lua.
 local X = require "cuarr.jit.translate"
-local Ty = require "cuarr.jit.types"
+local host = require "cuarr.jit.host"
 
 return function(M, core)
   local raise = core.raise
@@ -40,20 +40,12 @@ return function(M, core)
     jit[dtype] = f
     X.CASTS[f] = dtype
   end
-  jit.casts = setmetatable({ bool = to_bool }, { __index = casts })
+  host.casts = setmetatable({ bool = to_bool }, { __index = casts })
 
   -- Device functions are called from plain Lua only where a translated function runs on the
-  -- host (vectorize without a GPU); host_depth counts those runs.
-  local host_depth = 0
-  function jit.run_on_host(f, ...)
-    host_depth = host_depth + 1
-    local ok, a, b = pcall(f, ...)
-    host_depth = host_depth - 1
-    if not ok then error(a, 0) end
-    return a, b
-  end
+  -- host (vectorize without a GPU: host.run).
   X.DEVICE_MT.__call = function(self, ...)
-    if host_depth == 0 then
+    if not host.running() then
       raise("TypeError", "a jit.device function is callable only from translated functions "
         .. "(cuarr.vectorize ...), not from plain Lua")
     end
@@ -79,7 +71,6 @@ return function(M, core)
                           spec = function() return spec end }, X.DEVICE_MT)
   end
 
-  jit.types = Ty
   M.jit = jit
   M.vectorize = require("cuarr.jit.vectorize")(M, core, jit)
 end

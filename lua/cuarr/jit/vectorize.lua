@@ -4,6 +4,7 @@
 -- go to the device and back when there is one, and through the Lua function itself when not.
 local X = require "cuarr.jit.translate"
 local Ty = require "cuarr.jit.types"
+local host = require "cuarr.jit.host"
 
 local fmt, concat = string.format, table.concat
 
@@ -141,13 +142,13 @@ return function(M, core, jit)
         strides[i] = st
       end
     end
-    local cast_in, cast_out = {}, jit.casts[sig.out]
-    for i, t in ipairs(sig.ins) do cast_in[i] = jit.casts[t] end
+    local cast_in, cast_out = {}, host.casts[sig.out]
+    for i, t in ipairs(sig.ins) do cast_in[i] = host.casts[t] end
     local out, idx, vals = {}, {}, {}
     for k = 1, nd do idx[k] = 0 end
     local fn, nargs = self.fn, #args
-    -- One run_on_host for the whole loop: device functions may be called inside it.
-    jit.run_on_host(function()
+    -- One host.run for the whole loop: device functions may be called inside it.
+    host.run(function()
       for e = 1, total do
         for i, a in ipairs(args) do
           if flats[i] then
