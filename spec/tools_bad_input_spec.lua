@@ -45,6 +45,10 @@ local cases = {
     noop },
   { "with_pinned of a non-function", "TypeError", cuarr.with_pinned, { bystander }, 5 },
   { "with_pinned of a table holding a non-array", "TypeError", cuarr.with_pinned, { 1 }, noop },
+  { "with_pinned of a table whose n is fractional", "TypeError", cuarr.with_pinned,
+    { bystander, n = 1.5 }, noop },
+  { "with_pinned of a table whose # is a huge count", "ValueError", cuarr.with_pinned,
+    setmetatable({}, { __len = function() return 1 << 40 end }), noop },
   -- the CUDA array interface
   { "as_cuda_array of an object without the interface", "TypeError", cuarr.as_cuda_array,
     { data = 1 } },

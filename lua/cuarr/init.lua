@@ -152,14 +152,18 @@ function M.with_stream(s, fn, ...)
 end
 
 -- cuarr.with_pinned({h1, h2, ...}, fn, ...): fn(...) with the host arrays page-locked
--- (cuarr.pinned), unregistered afterwards even when fn raises.
+-- (cuarr.pinned), unregistered afterwards even when fn raises.  The arrays go to cuarr.pinned
+-- as arguments: their count is bounded well below what Lua's stack takes.
+local MAX_PINNED = 4096
+local count = require "cuarr.count"
 function M.with_pinned(arrays, fn, ...)
   if type(arrays) ~= "table" then
     core.raise("TypeError", "with_pinned: argument #1 must be a table of host arrays, got "
       .. type(arrays))
   end
   check_callable(fn, "with_pinned")
-  local _ <close> = M.pinned(table.unpack(arrays, 1, arrays.n or #arrays))
+  local n = count(core.raise, arrays, "with_pinned", MAX_PINNED)
+  local _ <close> = M.pinned(table.unpack(arrays, 1, n))
   return fn(...)
 end
 

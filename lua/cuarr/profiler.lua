@@ -8,6 +8,10 @@
 --   name                :    CPU:   12.345 us   +/- 1.000 (min:   11.000 / max:   20.000) us ...
 -- With no usable device (and no `devices` asked for), only the CPU is timed: gpu_times has no
 -- rows and the line has no GPU part.
+local count = require "cuarr.count"
+
+-- The most arguments fn is given (table.unpack puts them all on Lua's stack).
+local MAX_ARGS = 4096
 
 return function(M, core)
   local raise = core.raise
@@ -126,7 +130,7 @@ return function(M, core)
       raise("TypeError", "benchmark: name must be a string, got " .. type(name))
     end
     local devices = timed_devices(opts.devices)
-    local n_args = args.n or #args
+    local n_args = count(raise, args, "benchmark", MAX_ARGS)
 
     local nd = #devices
     local starts, stops = {}, {}
