@@ -125,6 +125,7 @@ local cases = {
   {"template not among name_expressions", function() mod:get_function("scale<double>") end},
   {"global not found", function() mod:get_global("nolut") end},
   {"closed kernel", function() local k = mod:get_function("mulReg") k:free() k(1, 1, {inp, out, 2, 2, 2}) end},
+  {"launcher of a closed kernel", function() local k = mod:get_function("mulReg") local l = k[{1, 1}] k:free() l(inp, out, 2, 2, 2) end},
   {"closed module", function() local m = cuarr.RawModule{code = SRC} m:free() m:get_function("mulReg") end},
 }
 for _, c in ipairs(cases) do
@@ -200,6 +201,7 @@ local EXPECTED = {
   ["template not among name_expressions"] = "ValueError",
   ["global not found"] = "ValueError",
   ["closed kernel"] = "ValueError",
+  ["launcher of a closed kernel"] = "ValueError",
   ["closed module"] = "ValueError",
 }
 

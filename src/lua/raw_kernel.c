@@ -321,11 +321,12 @@ static void read_arg(lua_State *L, const cuarr_lua_state *S, int idx, int i,
                   cuarr_raw_kernel_name(k), luaL_typename(L, idx));
 }
 
-/* Launch kernel object at kidx with the arguments at [first, first + n) and the stream (may
- * be NULL: the current one) and shared memory given. */
-static void launch(lua_State *L, cuarr_lua_state *S, int kidx, cuarr_raw_launch_config *config,
-                   cuarr_stream *stream, int first, int n) {
-  lua_raw_kernel *obj = check_kernel(L, kidx);
+/* Launch obj (a checked kernel object, at kidx) with the arguments at [first, first + n) and the
+ * stream (may be NULL: the current one) and shared memory given. */
+static void launch(lua_State *L, cuarr_lua_state *S, lua_raw_kernel *obj, int kidx,
+                   cuarr_raw_launch_config *config, cuarr_stream *stream, int first, int n) {
+  if (!obj->module)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "the RawKernel has been closed");
   cuarr_raw_kernel *k = resolve(L, S, kidx, obj);
   if (n > MAX_ARGS)
     cuarr_lua_error(L, CUARR_VALUE_ERROR, "kernel %s: at most %d arguments, got %d",
@@ -350,6 +351,15 @@ static cuarr_stream *launch_stream(lua_State *L, int idx, const char *name) {
   return cuarr_lua_opt_stream(L, idx);
 }
 
+/* The bytes of dynamic shared memory at idx, in both call styles. */
+static unsigned read_shared_mem(lua_State *L, int idx) {
+  lua_Integer v = cuarr_lua_check_integer(L, idx, "shared_mem");
+  if (v < 0 || v > 0x7fffffff)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "shared_mem must be 0 to 2^31-1 bytes, got %lld",
+                    (long long)v);
+  return (unsigned)v;
+}
+
 /* The launch options {shared_mem =, stream =} at idx. */
 static cuarr_stream *read_launch_options(lua_State *L, int idx, const char *name,
                                          cuarr_raw_launch_config *c) {
@@ -359,11 +369,7 @@ static cuarr_stream *read_launch_options(lua_State *L, int idx, const char *name
                     luaL_typename(L, idx));
   cuarr_lua_check_options(L, idx, "RawKernel call", keys);
   if (cuarr_lua_get_option(L, idx, "shared_mem") != LUA_TNIL) {
-    lua_Integer v = cuarr_lua_check_integer(L, -1, "shared_mem");
-    if (v < 0 || v > 0x7fffffff)
-      cuarr_lua_error(L, CUARR_VALUE_ERROR, "shared_mem must be 0 to 2^31-1 bytes, got %lld",
-                      (long long)v);
-    c->shared_mem = (unsigned)v;
+    c->shared_mem = read_shared_mem(L, -1);
   }
   lua_pop(L, 1);
   cuarr_lua_get_option(L, idx, "stream"); /* left on the stack: it stays alive */
@@ -394,8 +400,7 @@ static int kernel_call(lua_State *L) {
   int first = lua_gettop(L) + 1;
   for (int i = 1; i <= n; i++)
     lua_rawgeti(L, 4, i);
-  (void)obj;
-  launch(L, S, 1, &config, stream, first, n);
+  launch(L, S, obj, 1, &config, stream, first, n);
   return 0;
 }
 
@@ -408,15 +413,16 @@ static int launcher_call(lua_State *L) {
   cuarr_stream *stream = cuarr_lua_opt_stream(L, -1);
   lua_pop(L, 1); /* the upvalue keeps it */
   int n = lua_gettop(L);
+  /* The kernel object, checked when the launcher was made: only its closing is checked now. */
+  lua_raw_kernel *obj = lua_touserdata(L, lua_upvalueindex(2));
   lua_pushvalue(L, lua_upvalueindex(2));
-  launch(L, S, n + 1, config, stream, 1, n);
+  launch(L, S, obj, n + 1, config, stream, 1, n);
   return 0;
 }
 
 /* k[{grid, block[, stream[, shared_mem]]}]: a launcher of this configuration. */
 static int kernel_index_other(lua_State *L) {
-  lua_raw_kernel *obj = check_kernel(L, 1);
-  (void)obj;
+  check_kernel(L, 1);
   lua_getiuservalue(L, 1, 1);
   const char *name = lua_tostring(L, -1);
   lua_pop(L, 1);
@@ -441,11 +447,7 @@ static int kernel_index_other(lua_State *L) {
   read_dims(L, top + 2, "block", name, config->block);
   lua_rawgeti(L, 2, 4);
   if (!lua_isnil(L, -1)) {
-    lua_Integer v = cuarr_lua_check_integer(L, -1, "shared_mem");
-    if (v < 0 || v > 0x7fffffff)
-      return cuarr_lua_error(L, CUARR_VALUE_ERROR, "shared_mem must be 0 to 2^31-1 bytes, got %lld",
-                             (long long)v);
-    config->shared_mem = (unsigned)v;
+    config->shared_mem = read_shared_mem(L, -1);
   }
   lua_settop(L, top);
   lua_rawgeti(L, 2, 3);
