@@ -68,7 +68,7 @@ PER_OP_N = 1000
 N_SYNC_CALLS = 2000  # single synchronising calls timed, as ceilings.c's launch_sync_us
 N_SYNC_WARMUP = 100
 RK_N = 4096
-SUITES = ("transfers", "elementwise", "reduction", "raw_kernels", "graphs")
+SUITES = ("transfers", "elementwise", "reduction", "raw_kernels", "graphs", "jit")
 # As in bench/raw_kernels.lua and bench/graphs.lua.
 RAW_N = 1000
 STACK_Z, STACK_Y, STACK_X = 4096, 512, 512
@@ -1105,6 +1105,11 @@ def cupy_cases(suites):
         cases["mulReg_ms"] = lambda: cupy_product_ms(cp, ops, stack, "mulReg")
     if "graphs" in suites:
         cases.update(cupy_graph_cases(cp, ops))
+    if "jit" in suites:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from peer_jit import cupy_jit_cases
+
+        cases.update(cupy_jit_cases(cp, ops, device_seconds, wall_per_op))
     info = f"cupy {cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}"
     return info, cases, ops.release
 

@@ -4,14 +4,15 @@
 -- passes its output here.  The cases live in modules: bench/transfers.lua (host<->device copies,
 -- the pool), bench/elementwise.lua (elementwise ops, per-op cost, ElementwiseKernel) and
 -- bench/reduction.lua (reductions, cumsum, per-op cost, ReductionKernel), bench/raw_kernels.lua
--- (RawKernel launches and compiles, mul and mulReg) and bench/graphs.lua (graph replay against
--- eager ops), with the clocks in bench/timing.lua.  Environment:
+-- (RawKernel launches and compiles, mul and mulReg), bench/graphs.lua (graph replay against
+-- eager ops) and bench/jit.lua (kernels written in Lua: vectorize, fuse, jit.rawkernel), with
+-- the clocks in bench/timing.lua.  Environment:
 --   CUARR_CEILINGS      file holding the ceilings program's output (`ceiling <name> <value>`,
 --                       `device <name>`, `driver <version>`); without it the shares are blank
 --   CUARR_BENCH_OUT     file to write cuarr's figures to, as `name value` lines, for
 --                       bench/compare_peers.py
 --   CUARR_BENCH_SUITES  comma-separated suites to run (default: all of transfers, elementwise,
---                       reduction, raw_kernels, graphs)
+--                       reduction, raw_kernels, graphs, jit)
 -- Each figure prints as `cuarr <name> <value>` when measured; a short table comes last (the GPU
 -- machine returns only the tail of the output).  A case that fails is reported and the others
 -- still run; the exit status is 1 when any failed.
@@ -30,6 +31,7 @@ local SUITES = {
   {name = "reduction", module = "bench.reduction"},
   {name = "raw_kernels", module = "bench.raw_kernels"},
   {name = "graphs", module = "bench.graphs"},
+  {name = "jit", module = "bench.jit"},
 }
 
 local function fail(msg)

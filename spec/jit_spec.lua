@@ -126,6 +126,13 @@ local r16 = add_ufunc(cuarr.cpu.arange(4, "int16"), h)
 assert(r16.device == "cpu" and r16.dtype == "float32")
 local ok, e = pcall(add_ufunc, x, x, {out = cuarr.empty(8, "float64")})
 assert(not ok and cuarr.is_error(e, "TypeError"), tostring(e))
+-- float16 signatures: the kernel stores float16, the function computes in float32.
+local fma16 = cuarr.vectorize({"f2(f2, f2)", "f4(f4, f4)"}, function(a, b) return a * b + 0.5 end)
+assert(fma16(cuarr.arange(4, "float16"), cuarr.arange(4, "float16")).dtype == "float16")
+assert(fma16(cuarr.arange(4, "float16"), 2.5).dtype == "float16")
+assert(fma16(cuarr.arange(4, "float32"), x[{{1, 4}}]).dtype == "float32")
+assert(fma16.sources[1]:find("float cuarr_vectorized_1%(float a_%d+, float b_%d+%)") ~= nil,
+  fma16.sources[1])
 ]])
   end)
 end)
@@ -294,6 +301,21 @@ describe("cuarr.vectorize on the device", function()
     assert.is_true(math.abs(d[1][1] - math.sqrt(2)) < 1e-5)
     assert.is_true(math.abs(d[2][2] - math.sqrt(13)) < 1e-5)
   end)
+
+  H.gpu_it("computes float16 signatures in float32 and rounds the result once", function()
+    local v = cuarr.vectorize({ "f2(f2, f2)" }, function(x, y) return x * y + 0.1 end)
+    local xs = { 0.1, 1.5, -2.25, 1000, 65504, 3e-5, 7 }
+    local a = cuarr.array(xs, "float16")
+    local r = v(a, 0.3)
+    assert.are.equal("float16", r.dtype)
+    local h = function(x) return cuarr.cpu.array({ x }, "float16")[1] end
+    local f = function(x) return (string.unpack("f", string.pack("f", x))) end
+    local got = r:get():totable()
+    for i = 1, #xs do
+      assert.are.equal(h(f(f(h(xs[i]) * h(0.3)) + f(0.1))), got[i])
+    end
+    assert.are.equal(math.huge, v(cuarr.array({ 65504 }, "float16"), 2):get()[1])
+  end)
 end)
 
 describe("reading a function's source", function()
@@ -379,5 +401,26 @@ describe("vectorize over the dtypes its signatures name", function()
     assert.are.equal(string.unpack("f", string.pack("f", 0.1 + string.unpack("f",
       string.pack("f", 0.2)))), f:totable()[1])
     assert.are.equal("float64", add(cuarr.cpu.array({ 1 }, "int32"), 0.5).dtype)
+  end)
+
+  it("float16: inputs and scalars rounded to float16, the result rounded once", function()
+    if H.has_gpu then return end
+    local v = cuarr.vectorize({ "f2(f2, f2)", "float32(float32, float32)" },
+      function(x, y) return x * y + 0.1 end)
+    local xs = { 0.1, 1.5, -2.25, 1000, 65504, 3e-5 }
+    local a = cuarr.cpu.array(xs, "float16")
+    local r = v(a, 0.3)
+    assert.are.equal("float16", r.dtype)
+    local h = function(x) return cuarr.cpu.array({ x }, "float16")[1] end
+    for i = 1, #xs do
+      assert.are.equal(h(h(xs[i]) * h(0.3) + 0.1), r[i])
+    end
+    -- 65504 * 0.3 + 0.1 fits; 65504 * 2 overflows to infinity, as the conversion does.
+    assert.are.equal(math.huge, v(cuarr.cpu.array({ 65504 }, "float16"), 2)[1])
+    -- A float32 input does not cast to float16 safely: the float32 signature is chosen.
+    assert.are.equal("float32", v(cuarr.cpu.array({ 1 }, "float32"), a[{ { 1, 1 } }]).dtype)
+    -- An int8 array casts to float16 safely (NumPy's rule); int16 does not, so float32.
+    assert.are.equal("float16", v(cuarr.cpu.array({ 3 }, "int8"), 0.5).dtype)
+    assert.are.equal("float32", v(cuarr.cpu.array({ 3 }, "int16"), 0.5).dtype)
   end)
 end)

@@ -7,6 +7,24 @@ local H = { casts = nil }
 
 local depth = 0
 
+-- x rounded to the nearest float16 (ties to even; beyond the largest finite half, infinity),
+-- as a Lua float: the host side of a float16 signature.  The quantum of x's binade is
+-- 2^(e - 10), or 2^-24 for subnormals; dividing by it is exact, so the rounding is one step.
+function H.float16(x)
+  x = x + 0.0
+  if x ~= x or x == 0 or x == math.huge or x == -math.huge then return x end
+  local a = math.abs(x)
+  if a >= 65520.0 then return x > 0 and math.huge or -math.huge end
+  local e = math.floor(math.log(a, 2))
+  if 2.0 ^ e > a then e = e - 1 elseif 2.0 ^ (e + 1) <= a then e = e + 1 end
+  local q = 2.0 ^ (math.max(e, -14) - 10)
+  local m = a / q
+  local r = math.floor(m)
+  local frac = m - r
+  if frac > 0.5 or (frac == 0.5 and r % 2 == 1) then r = r + 1 end
+  return (x < 0 and -1.0 or 1.0) * r * q
+end
+
 -- f(...) with device functions callable; returns f's first two results.
 function H.run(f, ...)
   depth = depth + 1

@@ -40,7 +40,7 @@ return function(M, core)
     jit[dtype] = f
     X.CASTS[f] = dtype
   end
-  host.casts = setmetatable({ bool = to_bool }, { __index = casts })
+  host.casts = setmetatable({ bool = to_bool, float16 = host.float16 }, { __index = casts })
 
   -- Device functions are called from plain Lua only where a translated function runs on the
   -- host (vectorize without a GPU: host.run).

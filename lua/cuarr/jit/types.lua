@@ -9,17 +9,26 @@ Ty.C = {
   uint64 = "unsigned long long", float32 = "float", float64 = "double",
 }
 
+-- Storage dtypes that translated code computes in another type: a float16 value is exact in a
+-- float32, which is what the function sees (and returns, rounded to float16 once when stored).
+Ty.COMPUTE = { float16 = "float32" }
+
 -- Numba's short names, beside NumPy's.
 Ty.ALIASES = {
+  f2 = "float16",
   b1 = "bool", boolean = "bool", i1 = "int8", i2 = "int16", i4 = "int32", i8 = "int64",
   u1 = "uint8", u2 = "uint16", u4 = "uint32", u8 = "uint64", f4 = "float32", f8 = "float64",
 }
 
+-- The dtype a signature's type name spells (float16 included), or nil.
 function Ty.canonical(name)
   name = Ty.ALIASES[name] or name
-  if Ty.C[name] then return name end
+  if Ty.C[name] or Ty.COMPUTE[name] then return name end
   return nil
 end
+
+-- The type translated code sees for a storage dtype.
+function Ty.compute(dtype) return Ty.COMPUTE[dtype] or dtype end
 
 function Ty.is_float(t) return t == "float32" or t == "float64" end
 function Ty.is_int(t) return Ty.C[t] ~= nil and t ~= "bool" and not Ty.is_float(t) end

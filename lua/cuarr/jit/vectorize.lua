@@ -72,9 +72,9 @@ return function(M, core, jit)
         if is_array(a) then
           ok = can_cast(a.dtype, want)
         elseif math.type(a) == "float" then
-          ok = Ty.is_float(want)
+          ok = KIND[want] == "f"
         else
-          ok = Ty.is_number(want)
+          ok = want ~= "bool"
         end
         if not ok then break end
       end
@@ -266,7 +266,9 @@ return function(M, core, jit)
       end
       self.nin = #sig.ins
       sig.cname = "cuarr_vectorized_" .. i
-      local t = X.translate(fn, sig.ins, sig.cname, raise, { sig.out })
+      local ins = {}
+      for k, d in ipairs(sig.ins) do ins[k] = Ty.compute(d) end
+      local t = X.translate(fn, ins, sig.cname, raise, { Ty.compute(sig.out) })
       sig.source = t.source
       self.where = t.spec.chunk .. ":" .. t.spec.line
       sources[i] = t.source
