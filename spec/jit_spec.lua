@@ -211,6 +211,18 @@ describe("the translated C on the host", function()
     end, { { 1, 3.7 }, { -2, -0.5 }, { 1, 0 / 0 }, { 3, 2.9 }, { -5, -math.huge } })
   end)
 
+  it_cxx("saturates math.floor and math.ceil beyond int64's range (Lua gives the float)",
+    function()
+    for _, name in ipairs { "floor", "ceil" } do
+      local v = cuarr.vectorize({ "i8(f8)" }, "function(x) return math." .. name .. "(x) end")
+      local s = v.signatures[1]
+      local got = host_cxx.run(v.sources[1], s.cname, s.ins, s.out,
+        { { 1e300 }, { -1e300 }, { 2 ^ 63 }, { -2 ^ 63 }, { 0 / 0 }, { -2.5 }, { math.huge } })
+      assert.are.same({ math.maxinteger, math.mininteger, math.maxinteger, math.mininteger, 0,
+                        name == "floor" and -3 or -2, math.maxinteger }, got)
+    end
+  end)
+
   it_cxx("keeps math.floor's integers, and/or, repeat's scope, while, multiple results",
     function()
     local split = jit.device(function(p, q) return p + q, p - q end)

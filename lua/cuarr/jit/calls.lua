@@ -106,7 +106,7 @@ function Fn:math_call(node, name, args)
   elseif name == "floor" or name == "ceil" then
     want(1)
     if Ty.is_int(args[1].t) then return { c = ir.as(args[1], "int64"), t = "int64" } end
-    return { c = fmt("((long long)%s(%s))", name, args[1].c), t = "int64" }
+    return { c = fmt("cuarr_toint(%s(%s))", name, args[1].c), t = "int64" }
   elseif name == "abs" then
     want(1)
     if Ty.is_int(args[1].t) then

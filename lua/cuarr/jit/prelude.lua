@@ -1,6 +1,8 @@
 -- The CUDA C helpers every translated program starts with: Lua 5.4's integer arithmetic (wrapping,
--- floor division and modulo with the divisor's sign), its float modulo and floor division, and
--- math.max/min's comparisons.  Integer division or modulo by zero, an error in Lua, gives 0.
+-- floor division and modulo with the divisor's sign), its float modulo and floor division,
+-- math.max/min's comparisons, and math.floor/ceil's integers (saturated at int64's range, 0 for
+-- NaN, where Lua would return the float).  Integer division or modulo by zero, an error in Lua,
+-- gives 0.
 return [[
 #ifndef CUARR_JIT_PRELUDE
 #define CUARR_JIT_PRELUDE
@@ -48,6 +50,12 @@ __device__ __forceinline__ double cuarr_fidiv(double a, double b) { return floor
 __device__ __forceinline__ float cuarr_fidiv(float a, float b) { return floorf(a / b); }
 template <typename T> __device__ __forceinline__ T cuarr_max(T a, T b) { return a < b ? b : a; }
 template <typename T> __device__ __forceinline__ T cuarr_min(T a, T b) { return b < a ? b : a; }
+__device__ __forceinline__ long long cuarr_toint(double f) {
+  if (f != f) return 0;
+  if (f >= 9223372036854775808.0) return 9223372036854775807LL;
+  if (f < -9223372036854775808.0) return -9223372036854775807LL - 1;
+  return (long long)f;
+}
 __device__ __forceinline__ bool cuarr_forlimit(double l, long long step, long long *out) {
   if (l != l) return false;
   double f = step > 0 ? floor(l) : ceil(l);
