@@ -53,6 +53,20 @@ describe("constructs outside the translated subset", function()
   it("string concatenation", function()
     compile_error(function(x) return x .. x end, "concatenation")
   end)
+  it("to-be-closed locals (<const> is fine)", function()
+    compile_error(function(x)
+      local y <close> = x
+      return y
+    end, "<close>", 1)
+    local err = H.raises("CompileError", cuarr.vectorize, F32,
+      "function(x)\n local a <const>, b <close> = x, x\n return a end")
+    assert.matches("^source:2: to%-be%-closed", err.message)
+    local v = cuarr.vectorize(F32, function(x)
+      local y <const> = x * 2
+      return y
+    end)
+    assert.matches("translated from", v.source)
+  end)
   it("bitwise operators", function()
     compile_error(function(x) return x & 1 end, "bitwise")
   end)

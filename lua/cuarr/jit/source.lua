@@ -39,6 +39,30 @@ local function load_parser(raise)
   return parser, decoder
 end
 
+-- luacheck's parser reads Lua 5.4's attribs (`local x <const> = ...`) and drops them.  `<const>`
+-- changes nothing in a function that loaded; `<close>` on a number is an error when Lua runs the
+-- function, so it is refused here too: the tokens of text are scanned for a local's `<close>`.
+local function refuse_close(text, chunkname, raise)
+  local lexer = require "luacheck.lexer"
+  local state = lexer.new_state(decoder.decode(text))
+  local ok, window = true, {}
+  while ok do
+    local token, value, line
+    ok, token, value, line = pcall(lexer.next_token, state)
+    if not ok or token == "eof" then break end
+    window[#window + 1] = { token = token, value = value, line = line }
+    if #window > 5 then table.remove(window, 1) end
+    -- local|, name < close >
+    local w = window
+    if #w == 5 and (w[1].token == "local" or w[1].token == ",") and w[2].token == "name"
+      and w[3].token == "<" and w[4].token == "name" and w[4].value == "close"
+      and w[5].token == ">" then
+      raise("CompileError", ("%s:%d: to-be-closed locals (<close>) are not in the subset "
+        .. "translated functions use"):format(chunkname, w[4].line))
+    end
+  end
+end
+
 -- Parses text (a chunk); a syntax error is a CompileError at chunkname:line.
 local function parse(text, chunkname, raise)
   local p, d = load_parser(raise)
@@ -99,6 +123,7 @@ function S.load(f, raise)
       raise("ValueError", "a kernel's source string must be one function expression, "
         .. "`function(x, y) ... end`")
     end
+    refuse_close(f, "source", raise)
     return { node = ret[1], chunk = "source", line = ret[1].line }
   end
   if type(f) ~= "function" then
@@ -133,6 +158,8 @@ function S.load(f, raise)
     raise("ValueError", ("cannot find the source of the function at %s:%d (two functions on "
       .. "its first line?); pass its source as a string"):format(chunk, info.linedefined))
   end
+  refuse_close(("\n"):rep(info.linedefined - 1)
+    .. table.concat(lines, "\n", info.linedefined, info.lastlinedefined), chunk, raise)
   return { node = node, chunk = chunk, line = info.linedefined, fn = f }
 end
 
