@@ -9,13 +9,12 @@
 local X = require "cuarr.jit.translate"
 local RL = require "cuarr.jit.rawkernel_lang"
 
-local fmt, concat = string.format, table.concat
+local fmt = string.format
 
 local KERNEL_NAME = "cuarr_jit_kernel"
 
 return function(M, core, jit)
   local raise = core.raise
-  local ndarray = core.metatables.ndarray
 
   -- The intrinsics' host-side objects: markers the translator recognises.  Using one from
   -- plain Lua (calling it, or computing with a coordinate) is a TypeError.
@@ -57,69 +56,34 @@ return function(M, core, jit)
   end
   jit.warpsize = 32  -- warpSize on every NVIDIA GPU cuarr runs on
 
-  local Kernel = { __name = "cuarr.jit.rawkernel" }
+  -- A kernel is a table read by the C launch path (src/lua/raw_kernel.c, jit_launch): [1] its
+  -- RawKernels by typing, [2] miss, [3] its name, [4] its parameter count, [5] the last
+  -- launch's RawKernel.  The C side computes the typing and the RawKernel's arguments per
+  -- call and calls miss only for a typing it has not seen.
+  local Kernel = { __name = "cuarr.jit.rawkernel", __call = core.jit_call }
+  local CACHE, NAME, LAST = 1, 3, 5
 
-  -- The typing of the arguments (a string key and the translator's types) and the arguments
-  -- the RawKernel takes (arrays expanded into pointer, extents, strides).
-  local function typing(self, args, n)
-    if n ~= self.nparams then
-      raise("TypeError", fmt("jit.rawkernel %s takes %d argument%s, got %d", self.where,
-        self.nparams, self.nparams == 1 and "" or "s", n))
-    end
-    local keys, types, out = {}, {}, {}
-    for i = 1, n do
-      local a = args[i]
-      if getmetatable(a) == ndarray then
-        if a.device == "cpu" then
-          raise("TypeError", fmt("argument %d of jit.rawkernel %s is a host array: kernels "
-            .. "take device arrays", i, self.where))
-        end
-        local dtype, nd = a.dtype, a.ndim
-        local shape, strides, item = a.shape, a.strides, a.itemsize
-        local contiguous = true
-        local expect = item
-        for k = nd, 1, -1 do
-          if shape[k] > 1 and strides[k] ~= expect then contiguous = false end
-          expect = expect * shape[k]
-        end
-        if nd == 0 then
-          raise("TypeError", fmt("argument %d of jit.rawkernel %s is a 0-d array: pass a "
-            .. "1-element array or the number itself", i, self.where))
-        end
-        keys[i] = fmt("%s%d%s", dtype, nd, contiguous and "c" or "s")
-        types[i] = { dtype = dtype, ndim = nd, contiguous = contiguous }
-        out[#out + 1] = a
-        for k = 1, nd do out[#out + 1] = shape[k] end
-        if not contiguous then
-          for k = 1, nd do
-            if strides[k] % item ~= 0 then
-              raise("ValueError", fmt("argument %d of jit.rawkernel %s: a stride of %d bytes "
-                .. "is not a whole number of %d-byte elements", i, self.where, strides[k], item))
-            end
-            out[#out + 1] = strides[k] // item
-          end
-        end
-      elseif math.type(a) == "integer" then
-        keys[i], types[i], out[#out + 1] = "i", "int64", a
-      elseif math.type(a) == "float" then
-        keys[i], types[i], out[#out + 1] = "f", "float64", a
-      elseif type(a) == "boolean" then
-        keys[i], types[i], out[#out + 1] = "b", "bool", a
+  -- The translator's types of the arguments, given the typing key C made of them (per
+  -- argument 'i', 'f', 'b', or 'a' + dtype + rank + 'c' (C-contiguous) or 's').
+  local function types_of(key, ...)
+    local types, at = {}, 1
+    for i = 1, select("#", ...) do
+      local tag = key:sub(at, at)
+      if tag == "a" then
+        local a = select(i, ...)
+        types[i] = { dtype = a.dtype, ndim = a.ndim, contiguous = key:sub(at + 3, at + 3) == "c" }
+        at = at + 4
       else
-        raise("TypeError", fmt("argument %d of jit.rawkernel %s must be a device array, a "
-          .. "number or a boolean, got %s", i, self.where, type(a)))
+        types[i] = tag == "i" and "int64" or tag == "f" and "float64" or "bool"
+        at = at + 1
       end
     end
-    return concat(keys, ","), types, out
+    return types
   end
 
-  -- The RawKernel of a typing, translated and compiled on first use.
-  local function kernel_for(self, key, types)
-    local k = self.kernels[key]
-    if k then
-      self.last = k
-      return k
-    end
+  -- The RawKernel of a typing not seen before: translated, then compiled on its first launch.
+  local function miss(self, key, ...)
+    local types = types_of(key, ...)
     local t = X.translate(self.spec, types, KERNEL_NAME, raise, nil, true)
     local head = "__device__ void " .. KERNEL_NAME .. "("
     local at = t.source:find(head, 1, true)
@@ -129,52 +93,26 @@ return function(M, core, jit)
     end
     local src = (half and "#include <cuda_fp16.h>\n" or "") .. t.source:sub(1, at - 1)
       .. "extern \"C\" __global__ void " .. KERNEL_NAME .. "(" .. t.source:sub(at + #head)
-    k = { source = src, raw = M.RawKernel(src, KERNEL_NAME, rawget(self, "compile_opts")) }
-    self.kernels[key] = k
-    self.last = k
-    return k
+    local raw = M.RawKernel(src, KERNEL_NAME, rawget(self, "compile_opts"))
+    self[CACHE][key] = raw
+    self.sources[raw] = src
+    return raw
   end
 
-  local function args_of(self, list, n)
-    local key, types, out = typing(self, list, n)
-    return kernel_for(self, key, types).raw, out
-  end
-
-  Kernel.__call = function(self, grid, block, args, opts)
-    if type(args) ~= "table" or getmetatable(args) == ndarray then
-      raise("TypeError", fmt("argument #3 (args) of jit.rawkernel %s must be a table, got %s",
-        self.where, type(args)))
-    end
-    local raw, out = args_of(self, args, #args)
-    raw(grid, block, out, opts)
-  end
-
-  -- k[{grid, block[, stream[, shared_mem]]}]: a launcher of that configuration.
+  -- k.source, and k[{grid, block[, stream[, shared_mem]]}]: a launcher of that configuration.
   Kernel.__index = function(self, key)
-    if key == "source" then return self.last and self.last.source or nil end
-    if type(key) ~= "table" or getmetatable(key) == ndarray then
-      raise("IndexError", fmt("jit.rawkernel %s has no field %s (it has source, and is indexed "
-        .. "by a configuration {grid, block[, stream[, shared_mem]]})", self.where,
-        tostring(key)))
+    if key == "source" then
+      local last = self[LAST]
+      return last and self.sources[last] or nil
     end
-    local n = #key
-    if n < 2 or n > 4 then
-      raise("ValueError", fmt("the configuration of jit.rawkernel %s is {grid, block[, stream[, "
-        .. "shared_mem]]}", self.where))
-    end
-    local grid, block = key[1], key[2]
-    local launch = { stream = key[3], shared_mem = key[4] }
-    return function(...)
-      local list = { ... }
-      local raw, out = args_of(self, list, select("#", ...))
-      raw(grid, block, out, launch)
-    end
+    if type(key) == "table" then return core.jit_launcher(self, key) end
+    raise("IndexError", fmt("%s has no field %s (it has source, and is indexed by a "
+      .. "configuration {grid, block[, stream[, shared_mem]]})", self[NAME], tostring(key)))
   end
   Kernel.__newindex = function(self, key)
-    raise("IndexError", fmt("jit.rawkernel %s has no settable field %s", self.where,
-      tostring(key)))
+    raise("IndexError", fmt("%s has no settable field %s", self[NAME], tostring(key)))
   end
-  Kernel.__tostring = function(self) return "cuarr.jit.rawkernel " .. self.where end
+  Kernel.__tostring = function(self) return "cuarr." .. self[NAME] end
 
   -- cuarr.jit.rawkernel(fn[, {options =}]): fn a Lua function or its source.
   function jit.rawkernel(fn, opts)
@@ -194,7 +132,8 @@ return function(M, core, jit)
     -- A source string sees math and cuarr.jit (as `jit`).
     if type(fn) == "string" then spec.env = { math = math, jit = jit } end
     local nparams = #spec.node[1]
-    return setmetatable({ spec = spec, where = spec.chunk .. ":" .. spec.line, nparams = nparams,
-                          kernels = {}, compile_opts = compile_opts, last = false }, Kernel)
+    return setmetatable({ {}, miss, "jit.rawkernel " .. spec.chunk .. ":" .. spec.line, nparams,
+                          false, spec = spec, sources = {},
+                          compile_opts = compile_opts }, Kernel)
   end
 end
