@@ -207,6 +207,26 @@ k(1, 8, {out, 8, 2, true})
 assert(k.source:find("long long scale_3", 1, true))
 local o = jit.rawkernel(function(a) a[1] = 1 end, {options = {"-lineinfo"}})
 o(1, 1, {cuarr.zeros(1, "int32")})
+-- Typings alternating call by call, and a typing too long for the last-launch shortcut (17
+-- arrays): each call finds its own kernel.
+local many = jit.rawkernel("function(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q) "
+  .. "a[1] = q[1] end")
+local function arrays(dt)
+  local t = {}
+  for i = 1, 17 do t[i] = cuarr.zeros(2, dt) end
+  return t
+end
+local i32, f64 = arrays("int32"), arrays("float64")
+for _ = 1, 3 do
+  many(1, 1, i32)
+  assert(many.source:find("int *a_1", 1, true))
+  many[{1, 1}](table.unpack(f64))
+  assert(many.source:find("double *a_1", 1, true))
+  k(1, 8, {out, 8, 0.5, true})
+  assert(k.source:find("double scale_3", 1, true))
+  k[{1, 8}](out, 8, 1, true)
+  assert(k.source:find("long long scale_3", 1, true))
+end
 ]])
   end)
 

@@ -556,10 +556,18 @@ static void field_param_types(lua_State *L, void *self) {
  * and the RawKernel's arguments (an array expanded into its data pointer, its extents and,
  * unless contiguous, its element strides) are computed here, so that a launch of a known typing
  * builds no Lua string or table. */
-enum { JIT_CACHE = 1, JIT_MISS, JIT_NAME, JIT_NPARAMS, JIT_LAST };
+enum { JIT_CACHE = 1, JIT_MISS, JIT_NAME, JIT_NPARAMS, JIT_LAST, JIT_LAST_KEY };
 
 /* The typing key of one launch: 4 bytes per argument at most. */
 #define JIT_KEY_BYTES (4 * MAX_ARGS)
+
+/* The typing of the last launch ([6], made here), so that a launch of the same typing finds
+ * its kernel ([5]) without interning the key; keys longer than this take the cache's way. */
+#define JIT_LAST_KEY_BYTES 64
+typedef struct jit_last_key {
+  size_t len; /* 0: none */
+  char key[JIT_LAST_KEY_BYTES];
+} jit_last_key;
 
 static const char *jit_name(lua_State *L, int self) {
   lua_rawgeti(L, self, JIT_NAME);
@@ -656,21 +664,48 @@ static void jit_launch(lua_State *L, cuarr_lua_state *S, int self,
   for (int i = 0; i < n; i++)
     na = jit_arg(L, S, self, first + i, i, key, &klen, args, na);
   cuarr_lua_check_stack(L, n + 4);
-  lua_rawgeti(L, self, JIT_CACHE);
-  lua_pushlstring(L, key, klen);
-  if (lua_rawget(L, -2) == LUA_TNIL) {
-    lua_pop(L, 1);
-    lua_rawgeti(L, self, JIT_MISS);
-    lua_pushvalue(L, self);
+  jit_last_key *last = NULL;
+  if (lua_rawgeti(L, self, JIT_LAST_KEY) == LUA_TUSERDATA) {
+    last = lua_touserdata(L, -1);
+  } else {
+    last = lua_newuserdatauv(L, sizeof *last, 0);
+    last->len = 0;
+    lua_rawseti(L, self, JIT_LAST_KEY);
+  }
+  lua_pop(L, 1); /* the table keeps it */
+  bool hit = false;
+  if (klen > 0 && last->len == klen && !memcmp(last->key, key, klen)) {
+    hit = lua_rawgeti(L, self, JIT_LAST) == LUA_TUSERDATA;
+    if (!hit)
+      lua_pop(L, 1);
+  }
+  lua_raw_kernel *obj;
+  if (hit) {
+    obj = lua_touserdata(L, -1); /* put there from the cache below: a kernel object */
+    if (!obj->module)
+      cuarr_lua_error(L, CUARR_VALUE_ERROR, "the RawKernel has been closed");
+  } else {
+    lua_rawgeti(L, self, JIT_CACHE);
     lua_pushlstring(L, key, klen);
-    for (int i = 0; i < n; i++)
-      lua_pushvalue(L, first + i);
-    lua_call(L, n + 2, 1);
+    if (lua_rawget(L, -2) == LUA_TNIL) {
+      lua_pop(L, 1);
+      lua_rawgeti(L, self, JIT_MISS);
+      lua_pushvalue(L, self);
+      lua_pushlstring(L, key, klen);
+      for (int i = 0; i < n; i++)
+        lua_pushvalue(L, first + i);
+      lua_call(L, n + 2, 1);
+    }
+    obj = check_kernel(L, -1);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, self, JIT_LAST);
+    last->len = 0;
+    if (klen <= JIT_LAST_KEY_BYTES) {
+      memcpy(last->key, key, klen);
+      last->len = klen;
+    }
   }
   int kidx = lua_gettop(L);
-  lua_raw_kernel *obj = check_kernel(L, kidx);
-  lua_pushvalue(L, kidx);
-  lua_rawseti(L, self, JIT_LAST);
   cuarr_raw_kernel *k = resolve(L, S, kidx, obj);
   cuarr_context ctx = *cuarr_lua_context(S, cuarr_raw_kernel_device(k));
   if (stream)
