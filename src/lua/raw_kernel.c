@@ -614,8 +614,8 @@ static int jit_arg(lua_State *L, const cuarr_lua_state *S, int self, int idx, in
                       i + 1, jit_name(L, self));
     bool contiguous = cuarr_array_is_c_contiguous(a);
     if (na + 1 + 2 * a->ndim > MAX_ARGS)
-      cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: more than %d kernel parameters",
-                      jit_name(L, self), MAX_ARGS);
+      cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: more than %d kernel parameters", jit_name(L, self),
+                      MAX_ARGS);
     key[(*klen)++] = 'a';
     key[(*klen)++] = (char)('A' + (int)a->dtype);
     key[(*klen)++] = (char)('A' + a->ndim);
@@ -729,8 +729,8 @@ static int l_jit_call(lua_State *L) {
     stream = read_launch_options(L, 5, name, &config);
   int n = (int)lua_rawlen(L, 4);
   if (n > MAX_ARGS)
-    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: at most %d arguments, got %d", name,
-                           MAX_ARGS, n);
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: at most %d arguments, got %d", name, MAX_ARGS,
+                           n);
   cuarr_lua_check_stack(L, n);
   int first = lua_gettop(L) + 1;
   for (int i = 1; i <= n; i++)
