@@ -42,6 +42,11 @@ assert(square.source:find("double *x_1, long long x_1_n1, long long x_1_s1", 1, 
 assert(square.source:find("x_1[(i_6 - 1) * x_1_s1]", 1, true), square.source)
 square(2, 32, {x, y, size})
 assert(square.source == src)
+-- A reversed view has negative element strides; empty arrays (a C-contiguous typing) launch.
+square(1, 32, {cuarr.arange(10, "float32")[{{10, 1, -1}}], cuarr.empty(10, "float32"), 10})
+assert(square.source:find("x_1[(i_6 - 1) * x_1_s1]", 1, true), square.source)
+square(1, 32, {cuarr.empty(0, "float32"), cuarr.empty(0, "float32"), 0})
+square(1, 32, {cuarr.empty({0, 3}, "float32")[{{}, 1}], cuarr.empty(0, "float32"), 0})
 ]])
   end)
 
@@ -289,6 +294,21 @@ describe("jit.rawkernel on the device", function()
         assert.are.equal(full[2][j], whole[2][j])      -- rows between the view's: untouched
       end
     end
+  end)
+
+  H.gpu_it("a reversed view (negative strides), and empty arrays, which launch and do nothing",
+    function()
+    local k = jit.rawkernel(function(x, y)
+      local i = jit.grid(1)
+      if i <= #x then y[i] = x[i] end
+    end)
+    local x = cuarr.arange(10, "int32")[{ { 10, 1, -1 } }]
+    local y = cuarr.zeros(10, "int32")
+    k(1, 32, { x, y })
+    assert.are.same({ 9, 8, 7, 6, 5, 4, 3, 2, 1, 0 }, y:get():totable())
+    local e = cuarr.zeros(0, "int32")
+    k(1, 32, { e, y })
+    assert.are.same({ 9, 8, 7, 6, 5, 4, 3, 2, 1, 0 }, y:get():totable())
   end)
 
   H.gpu_it("every dtype: a copy through a kernel, bool and float16 included", function()
