@@ -13,7 +13,8 @@ local CASES = [=[
 local A1 = function() return cuarr.zeros(8, "float32") end
 local ident = jit.device(function(x) return x end)
 local CASES = {
-  {"a subscript with too many indices", 1, "CompileError", "1%-dimensional array takes 1 index, got 2",
+  {"a subscript with too many indices", 1, "CompileError",
+   "1%-dimensional array takes 1 index, got 2",
    function(a)
      a[{1, 2}] = 0
    end, A1},
@@ -271,11 +272,14 @@ local function expect(kind, pattern, f, ...)
   assert(not ok and cuarr.is_error(e, kind), tostring(e))
   assert(e.message:find(pattern), e.message)
 end
-expect("ValueError", "grid of jit%.rawkernel [^ ]*: extent 1 must be 1 to 2%^31%-1, got 0", k, 0, 32, {x, 4})
-expect("ValueError", "block of jit%.rawkernel [^ ]* must have 1 to 3 extents, got 4", k, 1, {1, 1, 1, 1}, {x, 4})
+expect("ValueError", "grid of jit%.rawkernel [^ ]*: extent 1 must be 1 to 2%^31%-1, got 0",
+  k, 0, 32, {x, 4})
+expect("ValueError", "block of jit%.rawkernel [^ ]* must have 1 to 3 extents, got 4",
+  k, 1, {1, 1, 1, 1}, {x, 4})
 expect("TypeError", "grid of jit%.rawkernel [^ ]* must be a positive integer", k, "1", 32, {x, 4})
 expect("CUDAError", "the device's block is at most 1024 along x", k, 1, 2048, {x, 4})
-expect("TypeError", "the stream of a launch of jit%.rawkernel [^ ]* must be a Stream", k, 1, 32, {x, 4}, {stream = 3})
+expect("TypeError", "the stream of a launch of jit%.rawkernel [^ ]* must be a Stream",
+  k, 1, 32, {x, 4}, {stream = 3})
 expect("ValueError", "unknown option", k, 1, 32, {x, 4}, {sharedmem = 3})
 expect("TypeError", "must be a Stream", function() return k[{1, 32, 3}] end)
 local f = cuarr.zeros(4, "float32")

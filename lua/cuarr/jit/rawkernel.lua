@@ -1,7 +1,8 @@
 -- cuarr.jit.rawkernel(fn[, opts]): a CUDA kernel written as a Lua function (CuPy's
 -- @jit.rawkernel, Numba's @cuda.jit), typed from its arguments at call time and compiled once
 -- per typing, launched as a RawKernel (its argument and configuration checks, its caches):
---   k(grid, block, {args...}[, {shared_mem =, stream =}])   k[{grid, block[, stream[, shared]]}](...)
+--   k(grid, block, {args...}[, {shared_mem =, stream =}])
+--   k[{grid, block[, stream[, shared_mem]]}](args...)
 -- An array argument becomes its data pointer (at its offset), its extents and, unless it is
 -- C-contiguous, its element strides; Lua integers are int64, floats float64, booleans bool.
 -- Also the intrinsics' host-side objects on cuarr.jit (jit.threadIdx ... jit.atomic_add), which

@@ -321,8 +321,8 @@ function Fn:rk_atomic(node, name)
   elseif mode == "neg" then
     call = fmt("atomicAdd(&%s, (%s)(0 - (%s)))", ref, ct, v)
     if a.dtype == "int64" then
-      call = fmt("((long long)atomicAdd((unsigned long long *)&%s, 0ULL - (unsigned long long)(%s)))",
-        ref, v)
+      call = fmt("((long long)atomicAdd((unsigned long long *)&%s, "
+        .. "0ULL - (unsigned long long)(%s)))", ref, v)
     end
   else
     call = fmt("%s(&%s, %s)", ops.fn, ref, v)

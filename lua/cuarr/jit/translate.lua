@@ -170,10 +170,10 @@ function X.context(raise)
   return { raise = raise, functions = {}, order = {}, device_function = X.device_function }
 end
 
--- Translates f (a function, its source string, or what source.load read) for parameter types; rets: the result types
--- (converted to them), or nil to infer; kernel: f is a kernel (no results; types may hold
--- arrays).  Returns { source = prelude + every device function + this one, name = cname,
--- rets = result types, ctx = the translation's context }.
+-- Translates f (a function, its source string, or what source.load read) for parameter
+-- types; rets: the result types (converted to them), or nil to infer; kernel: f is a kernel
+-- (no results; types may hold arrays).  Returns { source = prelude + every device function
+-- + this one, name = cname, rets = result types, ctx = the translation's context }.
 function X.translate(f, types, cname, raise, rets, kernel)
   local spec = type(f) == "table" and f or source.load(f, raise)
   local ctx = X.context(raise)
