@@ -16,6 +16,39 @@ end
 local DTYPES = { "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                  "float16", "float32", "float64" }
 
+describe("k:compile, without a device: translated for a typing and compiled by NVRTC", function()
+  local jit = cuarr.jit
+  it("every dtype of arrays, host arrays typing it, contiguous or not; numbers and booleans",
+    function()
+    local k = jit.rawkernel(function(a, b, n, f, on)
+      local i = jit.grid(1)
+      if on and i <= n then b[i] = a[i] end
+      if i == 1 and f > 0 then a[1] = b[1] end
+    end)
+    for _, dt in ipairs(DTYPES) do
+      local a = cuarr.cpu.zeros({ 4, 2 }, dt)[{ {}, 2 }]
+      local src = k:compile({ a, cuarr.cpu.zeros(4, dt), 4, 0.5, true })
+      assert.matches("long long a_1_s1", src)
+      assert.matches("long long n_3, double f_4, bool on_5", src, 1, true)
+      assert.is_nil(k.source)  -- nothing was launched
+    end
+    local src = k:compile({ cuarr.cpu.zeros(4, "int8"), cuarr.cpu.zeros(4, "int8"), 4, 1, false })
+    assert.is_nil(src:find("_s1", 1, true))
+    assert.matches("long long f_4", src, 1, true)
+  end)
+  it("refuses what a launch refuses", function()
+    local k = jit.rawkernel(function(a) a[1] = 1 end)
+    local e = H.raises("TypeError", k.compile, k, { 1, 2 })
+    assert.matches("takes 1 argument, got 2", e.message)
+    e = H.raises("TypeError", k.compile, k, 5)
+    assert.matches("compile takes a table of arguments, got number", e.message)
+    e = H.raises("TypeError", k.compile, k, { "x" })
+    assert.matches("argument 1 of jit%.rawkernel .* got string", e.message)
+    e = H.raises("CompileError", k.compile, k, { 7 })
+    assert.matches("'a' is a number, not an array", e.message)
+  end)
+end)
+
 describe("jit.rawkernel on the stand-in driver (NVRTC compiles every kernel)", function()
   it("the issue's elementwise_square, in both call styles", function()
     on_standin([[

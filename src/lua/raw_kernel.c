@@ -787,6 +787,26 @@ static int l_jit_launcher(lua_State *L) {
   return 1;
 }
 
+/* jit_compile(code, arch[, {options =}]): NVRTC compiles code for sm_<arch>, as a RawModule
+ * with those options would be, and drops the result (a jit kernel's k:compile(), which needs
+ * no device). */
+static int l_jit_compile(lua_State *L) {
+  const char *code = cuarr_lua_check_string(L, 1, "code");
+  lua_Integer arch = cuarr_lua_check_integer(L, 2, "arch");
+  if (arch < 10 || arch > 1000)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "no architecture sm_%lld", (long long)arch);
+  const char *options[CUARR_LUA_MAX_OPTIONS];
+  cuarr_raw_module_options o = {0};
+  if (!lua_isnoneornil(L, 3)) {
+    o.n_options = cuarr_lua_read_compile_options(L, 3, options);
+    o.options = options;
+  }
+  lua_raw_module *m = new_module_object(L); /* releases the module, error or not */
+  CUARR_LUA_TRY(L, cuarr_raw_module_from_source(code, &o, &m->m));
+  CUARR_LUA_TRY(L, cuarr_raw_module_check_compile(m->m, (int)arch));
+  return 0;
+}
+
 /* ---------------------------------------------------------------- classes */
 
 static const luaL_Reg module_methods[] = {
@@ -846,11 +866,8 @@ const cuarr_lua_class cuarr_lua_raw_kernel_class = {
 
 void cuarr_lua_open_raw_kernels(lua_State *L, const cuarr_lua_module *m) {
   static const luaL_Reg functions[] = {
-      {"RawModule", l_raw_module},
-      {"RawKernel", l_raw_kernel},
-      {"jit_call", l_jit_call},
-      {"jit_launcher", l_jit_launcher},
-      {NULL, NULL},
+      {"RawModule", l_raw_module},      {"RawKernel", l_raw_kernel},    {"jit_call", l_jit_call},
+      {"jit_launcher", l_jit_launcher}, {"jit_compile", l_jit_compile}, {NULL, NULL},
   };
   cuarr_lua_set_functions(L, m, m->functions, functions);
 }

@@ -13,9 +13,12 @@ local RL = require "cuarr.jit.rawkernel_lang"
 local fmt = string.format
 
 local KERNEL_NAME = "cuarr_jit_kernel"
+-- The architecture k:compile() checks against without a device: the oldest CUDA 13 compiles for.
+local BASE_ARCH = 75
 
 return function(M, core, jit)
   local raise = core.raise
+  local ndarray = core.metatables.ndarray
 
   -- The intrinsics' host-side objects: markers the translator recognises.  Using one from
   -- plain Lua (calling it, or computing with a coordinate) is a TypeError.
@@ -62,7 +65,7 @@ return function(M, core, jit)
   -- launch's RawKernel.  The C side computes the typing and the RawKernel's arguments per
   -- call and calls miss only for a typing it has not seen.
   local Kernel = { __name = "cuarr.jit.rawkernel", __call = core.jit_call }
-  local CACHE, NAME, LAST = 1, 3, 5
+  local CACHE, NAME, NPARAMS, LAST = 1, 3, 4, 5
 
   -- The translator's types of the arguments, given the typing key C made of them (per
   -- argument 'i', 'f', 'b', or 'a' + dtype + rank + 'c' (C-contiguous) or 's').
@@ -82,9 +85,8 @@ return function(M, core, jit)
     return types
   end
 
-  -- The RawKernel of a typing not seen before: translated, then compiled on its first launch.
-  local function miss(self, key, ...)
-    local types = types_of(key, ...)
+  -- The CUDA C of the kernel for the translator's types.
+  local function source_for(self, types)
     local t = X.translate(self.spec, types, KERNEL_NAME, raise, nil, true)
     local head = "__device__ void " .. KERNEL_NAME .. "("
     local at = t.source:find(head, 1, true)
@@ -92,20 +94,62 @@ return function(M, core, jit)
     for _, ty in ipairs(types) do
       if type(ty) == "table" and ty.dtype == "float16" then half = true end
     end
-    local src = (half and "#include <cuda_fp16.h>\n" or "") .. t.source:sub(1, at - 1)
+    return (half and "#include <cuda_fp16.h>\n" or "") .. t.source:sub(1, at - 1)
       .. "extern \"C\" __global__ void " .. KERNEL_NAME .. "(" .. t.source:sub(at + #head)
+  end
+
+  -- The RawKernel of a typing not seen before: translated, then compiled on its first launch.
+  local function miss(self, key, ...)
+    local src = source_for(self, types_of(key, ...))
     local raw = M.RawKernel(src, KERNEL_NAME, rawget(self, "compile_opts"))
     self[CACHE][key] = raw
     self.sources[raw] = src
     return raw
   end
 
-  -- k.source, and k[{grid, block[, stream[, shared_mem]]}]: a launcher of that configuration.
+  -- k:compile({args...}): translated for the arguments' typing (device or host arrays,
+  -- numbers, booleans) and compiled by NVRTC for the current device's architecture, or for
+  -- BASE_ARCH where there is no device; launches nothing, returns the CUDA C.
+  local function compile(self, args)
+    if type(args) ~= "table" or getmetatable(args) == ndarray then
+      raise("TypeError", fmt("%s:compile takes a table of arguments, got %s", self[NAME],
+        type(args)))
+    end
+    if #args ~= self[NPARAMS] then
+      raise("TypeError", fmt("%s takes %d argument%s, got %d", self[NAME], self[NPARAMS],
+        self[NPARAMS] == 1 and "" or "s", #args))
+    end
+    local types = {}
+    for i, a in ipairs(args) do
+      if getmetatable(a) == ndarray then
+        if a.ndim == 0 then
+          raise("TypeError", fmt("argument %d of %s is a 0-d array", i, self[NAME]))
+        end
+        types[i] = { dtype = a.dtype, ndim = a.ndim, contiguous = a:is_c_contiguous() }
+      elseif math.type(a) then
+        types[i] = math.type(a) == "integer" and "int64" or "float64"
+      elseif type(a) == "boolean" then
+        types[i] = "bool"
+      else
+        raise("TypeError", fmt("argument %d of %s must be an array, a number or a boolean, got "
+          .. "%s", i, self[NAME], type(a)))
+      end
+    end
+    local src = source_for(self, types)
+    local arch = M.is_available() and tonumber(M.Device(M.get_device_id()).compute_capability)
+      or BASE_ARCH
+    core.jit_compile(src, arch, rawget(self, "compile_opts"))
+    return src
+  end
+
+  -- k.source, k.compile, and k[{grid, block[, stream[, shared_mem]]}]: a launcher of that
+  -- configuration.
   Kernel.__index = function(self, key)
     if key == "source" then
       local last = self[LAST]
       return last and self.sources[last] or nil
     end
+    if key == "compile" then return compile end
     if type(key) == "table" then return core.jit_launcher(self, key) end
     raise("IndexError", fmt("%s has no field %s (it has source, and is indexed by a "
       .. "configuration {grid, block[, stream[, shared_mem]]})", self[NAME], tostring(key)))

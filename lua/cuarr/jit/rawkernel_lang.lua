@@ -369,7 +369,12 @@ end
 -- The target of an assignment to a subscript: {element = C lvalue, array = its type}.
 function Fn:rk_target(lhs)
   local a = lhs.tag == "Index" and self:rk_array(lhs[1])
-  if not a then return nil end
+  if not a then
+    if lhs.tag == "Index" and lhs[1].tag == "Id" and self:lookup(lhs[1][1]) then
+      self:fail(lhs, fmt("'%s' is a number, not an array: subscripts take arrays", lhs[1][1]))
+    end
+    return nil
+  end
   if lhs[2].tag == "String" then
     self:fail(lhs, fmt("an array's %s cannot be assigned", lhs[2][1]))
   end
