@@ -39,10 +39,14 @@ local CASES = {
      local b = a
      b[1] = 0
    end, A1},
-  {"an array assigned to another", 1, "CompileError", "an array cannot be used as a value",
+  {"an array assigned to another", 1, "CompileError", "'a' is an array: it cannot be assigned",
    function(a, b)
      a = b
    end, function() return cuarr.zeros(2, "int32"), cuarr.zeros(2, "int32") end},
+  {"a number assigned to an array", 1, "CompileError", "'a' is an array: it cannot be assigned",
+   function(a)
+     a = 1
+   end, A1},
   {"an array passed to a device function", 1, "CompileError", "an array cannot be used as a value",
    function(a)
      a[1] = ident(a)
@@ -162,7 +166,8 @@ describe("constructs a kernel cannot use: CompileErrors at the Lua line", functi
   for _, name in ipairs {
     "a subscript with too many indices", "too few indices on a 2-D array", "a float index",
     "a boolean index", "a subscript of a scalar", "an array copied into a local",
-    "an array assigned to another", "an array passed to a device function",
+    "an array assigned to another", "a number assigned to an array",
+    "an array passed to a device function",
     "a number stored in a bool array", "a boolean stored in a number array",
     "a return with values", "a.shape past the rank", "a.shape as a whole",
     "an unknown array field", "the length of a number",

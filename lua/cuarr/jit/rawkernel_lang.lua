@@ -368,6 +368,10 @@ end
 
 -- The target of an assignment to a subscript: {element = C lvalue, array = its type}.
 function Fn:rk_target(lhs)
+  if self:rk_array(lhs) then
+    self:fail(lhs, fmt("'%s' is an array: it cannot be assigned (its elements can: %s[i] = v)",
+      lhs[1], lhs[1]))
+  end
   local a = lhs.tag == "Index" and self:rk_array(lhs[1])
   if not a then
     if lhs.tag == "Index" and lhs[1].tag == "Id" and self:lookup(lhs[1][1]) then
