@@ -561,19 +561,38 @@ enum { JIT_CACHE = 1, JIT_MISS, JIT_NAME, JIT_NPARAMS, JIT_LAST, JIT_LAST_KEY };
 /* The typing key of one launch: 4 bytes per argument at most. */
 #define JIT_KEY_BYTES (4 * MAX_ARGS)
 
-/* The typing of the last launch ([6], made here), so that a launch of the same typing finds
- * its kernel ([5]) without interning the key; keys longer than this take the cache's way. */
+/* The typing of the last launch and its kernel object ([6], a userdata made here, holding the
+ * kernel as its user value), so that a launch of the same typing finds its kernel without
+ * interning the key; keys longer than this take the cache's way. */
 #define JIT_LAST_KEY_BYTES 64
+#define JIT_LAST_KEY_MT "cuarr.jit.last_typing"
 typedef struct jit_last_key {
   size_t len; /* 0: none */
+  lua_raw_kernel *kernel;
   char key[JIT_LAST_KEY_BYTES];
 } jit_last_key;
 
 static const char *jit_name(lua_State *L, int self) {
-  lua_rawgeti(L, self, JIT_NAME);
-  const char *name = lua_tostring(L, -1);
+  const char *name = "jit.rawkernel";
+  if (lua_rawgeti(L, self, JIT_NAME) == LUA_TSTRING)
+    name = lua_tostring(L, -1);
   lua_pop(L, 1); /* the table keeps it */
-  return name ? name : "jit.rawkernel";
+  return name;
+}
+
+/* The kernel table at idx (a TypeError for anything else, as core's functions take any
+ * value). */
+static void jit_check_self(lua_State *L, int idx) {
+  if (!lua_istable(L, idx))
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "a cuarr.jit.rawkernel kernel expected, got %s",
+                    luaL_typename(L, idx));
+}
+
+/* The kernel table's entry at slot, of Lua type want (a TypeError otherwise); pushed. */
+static void jit_slot(lua_State *L, int self, int slot, int want) {
+  if (lua_rawgeti(L, self, slot) != want)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "not a cuarr.jit.rawkernel kernel (its slot %d is a %s)",
+                    slot, luaL_typename(L, -1));
 }
 
 /* Argument i (0-based, at idx) of a jit kernel into key and args; returns the args' count. */
@@ -651,7 +670,7 @@ static int jit_arg(lua_State *L, const cuarr_lua_state *S, int self, int idx, in
 static void jit_launch(lua_State *L, cuarr_lua_state *S, int self,
                        const cuarr_raw_launch_config *config, cuarr_stream *stream, int first,
                        int n) {
-  lua_rawgeti(L, self, JIT_NPARAMS);
+  jit_slot(L, self, JIT_NPARAMS, LUA_TNUMBER);
   lua_Integer nparams = lua_tointeger(L, -1);
   lua_pop(L, 1);
   if (n != nparams)
@@ -664,32 +683,34 @@ static void jit_launch(lua_State *L, cuarr_lua_state *S, int self,
   for (int i = 0; i < n; i++)
     na = jit_arg(L, S, self, first + i, i, key, &klen, args, na);
   cuarr_lua_check_stack(L, n + 4);
-  jit_last_key *last = NULL;
-  if (lua_rawgeti(L, self, JIT_LAST_KEY) == LUA_TUSERDATA) {
-    last = lua_touserdata(L, -1);
-  } else {
-    last = lua_newuserdatauv(L, sizeof *last, 0);
+  lua_rawgeti(L, self, JIT_LAST_KEY);
+  jit_last_key *last = luaL_testudata(L, -1, JIT_LAST_KEY_MT);
+  if (!last) {
+    lua_pop(L, 1);
+    last = lua_newuserdatauv(L, sizeof *last, 1);
     last->len = 0;
+    last->kernel = NULL;
+    if (luaL_newmetatable(L, JIT_LAST_KEY_MT)) {
+      lua_pushliteral(L, "cuarr.jit.last_typing");
+      lua_setfield(L, -2, "__name");
+    }
+    lua_setmetatable(L, -2);
+    lua_pushvalue(L, -1);
     lua_rawseti(L, self, JIT_LAST_KEY);
   }
-  lua_pop(L, 1); /* the table keeps it */
-  bool hit = false;
-  if (klen > 0 && last->len == klen && !memcmp(last->key, key, klen)) {
-    hit = lua_rawgeti(L, self, JIT_LAST) == LUA_TUSERDATA;
-    if (!hit)
-      lua_pop(L, 1);
-  }
+  int last_idx = lua_gettop(L);
   lua_raw_kernel *obj;
-  if (hit) {
-    obj = lua_touserdata(L, -1); /* put there from the cache below: a kernel object */
+  if (klen > 0 && last->len == klen && !memcmp(last->key, key, klen)) {
+    obj = last->kernel;
+    lua_getiuservalue(L, last_idx, 1); /* the kernel object, kept alive by the userdata */
     if (!obj->module)
       cuarr_lua_error(L, CUARR_VALUE_ERROR, "the RawKernel has been closed");
   } else {
-    lua_rawgeti(L, self, JIT_CACHE);
+    jit_slot(L, self, JIT_CACHE, LUA_TTABLE);
     lua_pushlstring(L, key, klen);
     if (lua_rawget(L, -2) == LUA_TNIL) {
       lua_pop(L, 1);
-      lua_rawgeti(L, self, JIT_MISS);
+      jit_slot(L, self, JIT_MISS, LUA_TFUNCTION);
       lua_pushvalue(L, self);
       lua_pushlstring(L, key, klen);
       for (int i = 0; i < n; i++)
@@ -699,6 +720,9 @@ static void jit_launch(lua_State *L, cuarr_lua_state *S, int self,
     obj = check_kernel(L, -1);
     lua_pushvalue(L, -1);
     lua_rawseti(L, self, JIT_LAST);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, last_idx, 1);
+    last->kernel = obj;
     last->len = 0;
     if (klen <= JIT_LAST_KEY_BYTES) {
       memcpy(last->key, key, klen);
@@ -716,7 +740,7 @@ static void jit_launch(lua_State *L, cuarr_lua_state *S, int self,
 /* jit_call(self, grid, block, args[, {shared_mem =, stream =}]): a jit kernel's __call. */
 static int l_jit_call(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
-  luaL_checktype(L, 1, LUA_TTABLE);
+  jit_check_self(L, 1);
   const char *name = jit_name(L, 1);
   cuarr_raw_launch_config config = {{1, 1, 1}, {1, 1, 1}, 0};
   if (!lua_istable(L, 4) || cuarr_lua_to_array(L, 4))
@@ -755,7 +779,7 @@ static int jit_launcher_call(lua_State *L) {
 
 /* jit_launcher(self, {grid, block[, stream[, shared_mem]]}): a jit kernel's launcher. */
 static int l_jit_launcher(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
+  jit_check_self(L, 1);
   const char *name = jit_name(L, 1);
   if (!lua_istable(L, 2) || cuarr_lua_to_array(L, 2))
     return cuarr_lua_error(L, CUARR_TYPE_ERROR,
