@@ -8,7 +8,7 @@
 -- Also the intrinsics' host-side objects on cuarr.jit (jit.threadIdx ... jit.atomic_add), which
 -- translated kernels resolve and plain Lua cannot call.
 local X = require "cuarr.jit.translate"
-local RL = require "cuarr.jit.rawkernel_lang"
+local RI = require "cuarr.jit.rawkernel_intrinsics"
 
 local fmt = string.format
 
@@ -41,7 +41,7 @@ return function(M, core, jit)
         mt[ev] = outside(name)
       end
       local marker = setmetatable({}, mt)
-      RL.INTRINSIC[marker] = { kind = "dim", c = name, name = name }
+      RI.INTRINSIC[marker] = { kind = "dim", c = name, name = name }
       t[ax] = marker
     end
     jit[dim] = t
@@ -49,13 +49,13 @@ return function(M, core, jit)
   for _, name in ipairs { "grid", "gridsize", "syncthreads", "syncwarp", "shared_array",
                           "local_array" } do
     local f = outside(name)
-    RL.INTRINSIC[f] = { kind = "fn", name = name }
+    RI.INTRINSIC[f] = { kind = "fn", name = name }
     jit[name] = f
   end
-  for op in pairs(RL.ATOMICS) do
+  for op in pairs(RI.ATOMICS) do
     local name = "atomic_" .. op
     local f = outside(name)
-    RL.INTRINSIC[f] = { kind = "fn", name = name }
+    RI.INTRINSIC[f] = { kind = "fn", name = name }
     jit[name] = f
   end
   jit.warpsize = 32  -- warpSize on every NVIDIA GPU cuarr runs on

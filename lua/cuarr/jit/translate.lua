@@ -15,7 +15,7 @@ local Fn = require "cuarr.jit.scope"
 require("cuarr.jit.expr")(Fn)
 require("cuarr.jit.calls")(Fn)
 require("cuarr.jit.statements")(Fn)
-local RL = require "cuarr.jit.rawkernel_lang"
+local RL = require "cuarr.jit.rawkernel_arrays"
 RL.install(Fn)
 
 -- jit.device objects are recognised by this metatable; casts by this table (cuarr.jit sets both).

@@ -1,7 +1,8 @@
--- What jit.rawkernel adds to the translator: arrays (kernel parameters, __shared__ and local
--- arrays) with 1-based subscripts a[i] and a[{i, j}] over their real strides, #a, a.shape[k],
--- a.size and a.ndim; CUDA's thread coordinates and jit.grid/gridsize; syncthreads; atomics.
--- expr.lua, calls.lua, statements.lua and scope.lua call in here through a few hooks.
+-- What jit.rawkernel adds to the translator for arrays (kernel parameters, __shared__ and
+-- local arrays): 1-based subscripts a[i] and a[{i, j}] over their real strides, #a,
+-- a.shape[k], a.size and a.ndim, and stores into their elements; the intrinsics are in
+-- rawkernel_intrinsics.lua.  expr.lua, calls.lua, statements.lua and translate.lua call in
+-- here through a few hooks.
 local Ty = require "cuarr.jit.types"
 local ir = require "cuarr.jit.ir"
 
@@ -9,41 +10,12 @@ local fmt, concat = string.format, table.concat
 
 local RL = {}
 
--- The host-side objects of cuarr.jit that stand for intrinsics (set by rawkernel.lua):
--- object -> {kind = "dim", c = "threadIdx.x"} or {kind = "fn", name = "syncthreads"}.
-RL.INTRINSIC = {}
-
 -- C element types of arrays: the scalar types, and float16 read and written through float.
 local ELEMENT_C = setmetatable({ float16 = "__half" }, { __index = Ty.C })
 RL.ELEMENT_C = ELEMENT_C
 
 -- The dtypes arrays may have inside kernels.
 function RL.is_dtype(d) return ELEMENT_C[d] ~= nil end
-
--- The atomics: op -> the dtypes CUDA has it for, and how it is rendered for each ("native":
--- the CUDA function on the element type; "u64": through unsigned long long, the same bits;
--- "neg": an atomicAdd of the negated value).
-local ATOMICS = {
-  add = { fn = "atomicAdd", int32 = "native", uint32 = "native", uint64 = "native",
-          int64 = "u64", float32 = "native", float64 = "native" },
-  sub = { fn = "atomicSub", int32 = "native", uint32 = "native", uint64 = "neg", int64 = "neg",
-          float32 = "neg", float64 = "neg" },
-  max = { fn = "atomicMax", int32 = "native", uint32 = "native", uint64 = "native",
-          int64 = "native" },
-  min = { fn = "atomicMin", int32 = "native", uint32 = "native", uint64 = "native",
-          int64 = "native" },
-  exch = { fn = "atomicExch", int32 = "native", uint32 = "native", uint64 = "native",
-           int64 = "u64", float32 = "native" },
-  cas = { fn = "atomicCAS", int32 = "native", uint32 = "native", uint64 = "native",
-          int64 = "u64" },
-  ["and"] = { fn = "atomicAnd", int32 = "native", uint32 = "native", uint64 = "native",
-              int64 = "u64" },
-  ["or"] = { fn = "atomicOr", int32 = "native", uint32 = "native", uint64 = "native",
-             int64 = "u64" },
-  xor = { fn = "atomicXor", int32 = "native", uint32 = "native", uint64 = "native",
-          int64 = "u64" },
-}
-RL.ATOMICS = ATOMICS
 
 -- The array type of a kernel parameter: typing {dtype, ndim, contiguous} and its C name.  Its
 -- C parameters: the data pointer, the extents, and the element strides unless contiguous.
@@ -69,26 +41,7 @@ end
 function RL.is_array(t) return type(t) == "table" and t.array == true end
 
 function RL.install(Fn)
--- The value a path of free names (jit.threadIdx.x, cuarr.jit.warpsize) holds, or nil.
-local function resolve(self, node)
-  if node.tag == "Id" then
-    if self:lookup(node[1]) then return nil end
-    for _, v in ipairs(self.upvalues) do
-      if v.name == node[1] then return v.value end
-    end
-    local env = self.env
-    if env == nil then return nil end
-    local ok, v = pcall(function() return env[node[1]] end)
-    return ok and v or nil
-  end
-  if node.tag == "Index" and node[2].tag == "String" then
-    local base = resolve(self, node[1])
-    if type(base) ~= "table" then return nil end
-    local ok, v = pcall(function() return base[node[2][1]] end)
-    return ok and v or nil
-  end
-  return nil
-end
+require("cuarr.jit.rawkernel_intrinsics").install(Fn)
 
 -- The array a node names (a local holding one), or nil.
 function Fn:rk_array(node)
@@ -101,7 +54,7 @@ function Fn:rk_array(node)
 end
 
 -- The index expressions of a subscript's key: one expression, or a table of them.
-local function index_nodes(self, key)
+function Fn:rk_indices(key)
   if key.tag ~= "Table" then return { key } end
   local out = {}
   for i, item in ipairs(key) do
@@ -141,7 +94,7 @@ end
 
 -- The C lvalue of a subscript node (an Index of an array).
 function Fn:rk_element(node, a)
-  return fmt("%s[%s]", a.ptr, self:rk_offset(node, a, index_nodes(self, node[2])))
+  return fmt("%s[%s]", a.ptr, self:rk_offset(node, a, self:rk_indices(node[2])))
 end
 
 local function element_value(ref, a)
@@ -195,16 +148,7 @@ function Fn:rk_index(node)
     end
   end
   if key.tag ~= "String" then return nil end
-  local v = resolve(self, node)
-  local intrinsic = RL.INTRINSIC[v]
-  if intrinsic and intrinsic.kind == "dim" then
-    return { c = fmt("((long long)%s)", intrinsic.c), t = "int64" }
-  end
-  if intrinsic then
-    self:fail(node, fmt("jit.%s is called, not read", intrinsic.name))
-  end
-  if type(v) == "number" or type(v) == "boolean" then return ir.constant(v) end
-  return nil
+  return self:rk_intrinsic_value(node)
 end
 
 -- #a: the element count.
@@ -215,17 +159,6 @@ function Fn:rk_len(node)
       .. "shared or local array)")
   end
   return { c = count(a), t = "int64" }
-end
-
--- The callee of a call of an intrinsic, or nil.
-function Fn:rk_callee(node)
-  local v = resolve(self, node[1])
-  local intrinsic = RL.INTRINSIC[v]
-  if not intrinsic then return nil end
-  if intrinsic.kind ~= "fn" then
-    self:fail(node, fmt("%s is read, not called", intrinsic.c))
-  end
-  return { kind = "intrinsic", name = intrinsic.name }
 end
 
 -- A dtype argument: a string constant naming a dtype.
@@ -259,7 +192,7 @@ function Fn:rk_static_array(node, name, cname)
   local dtype = dtype_arg(self, node[2], what)
   local dims = {}
   if node[3].tag == "Table" then
-    for i, item in ipairs(index_nodes(self, node[3])) do dims[i] = extent(self, item, what) end
+    for i, item in ipairs(self:rk_indices(node[3])) do dims[i] = extent(self, item, what) end
     if #dims < 1 or #dims > 3 then self:fail(node, what .. ": 1 to 3 extents") end
   else
     dims[1] = extent(self, node[3], what)
@@ -275,95 +208,6 @@ function Fn:rk_static_array(node, name, cname)
   self:emit(fmt("%s%s %s[%d];", name == "shared_array" and "__shared__ " or "", ELEMENT_C[dtype],
     cname, total))
   return a
-end
-
--- The index argument of an atomic: an integer, or a table of them.
-local function atomic_target(self, node, what)
-  local a = self:rk_array(node[2])
-  if not a then self:fail(node, what .. ": argument #1 must be an array") end
-  local ops = ATOMICS[what:match("atomic_(.*)")]
-  local mode = ops[a.dtype]
-  if not mode then
-    self:fail(node, fmt("%s: CUDA has no such atomic for %s arrays", what, a.dtype))
-  end
-  local ref = fmt("%s[%s]", a.ptr, self:rk_offset(node, a, index_nodes(self, node[3])))
-  return a, ops, mode, ref
-end
-
-local function value_arg(self, node, what, dtype)
-  local e = self:expr(node)
-  if not Ty.is_number(e.t) then self:fail(node, what .. ": the value must be a number") end
-  return ir.as(e, dtype)
-end
-
-function Fn:rk_atomic(node, name)
-  local what = "jit." .. name
-  local want = name == "atomic_cas" and 5 or 4
-  if #node ~= want then
-    self:fail(node, fmt("%s takes %s", what, want == 5 and "an array, an index, the expected "
-      .. "value and the new value" or "an array, an index and a value"))
-  end
-  local a, ops, mode, ref = atomic_target(self, node, what)
-  local ct = Ty.C[a.dtype]
-  local v = value_arg(self, node[4], what, a.dtype)
-  local call
-  if name == "atomic_cas" then
-    local new = value_arg(self, node[5], what, a.dtype)
-    if mode == "u64" then
-      call = fmt("((long long)atomicCAS((unsigned long long *)&%s, (unsigned long long)(%s), "
-        .. "(unsigned long long)(%s)))", ref, v, new)
-    else
-      call = fmt("atomicCAS(&%s, %s, %s)", ref, v, new)
-    end
-  elseif mode == "u64" then
-    call = fmt("((long long)%s((unsigned long long *)&%s, (unsigned long long)(%s)))", ops.fn, ref,
-      v)
-  elseif mode == "neg" then
-    call = fmt("atomicAdd(&%s, (%s)(0 - (%s)))", ref, ct, v)
-    if a.dtype == "int64" then
-      call = fmt("((long long)atomicAdd((unsigned long long *)&%s, "
-        .. "0ULL - (unsigned long long)(%s)))", ref, v)
-    end
-  else
-    call = fmt("%s(&%s, %s)", ops.fn, ref, v)
-  end
-  return { { c = call, t = a.dtype } }
-end
-
-local GRID_AXES = { "x", "y", "z" }
-
--- A call of an intrinsic: its results.
-function Fn:rk_call(node, callee)
-  local name = callee.name
-  local function no_args()
-    if #node ~= 1 then self:fail(node, fmt("jit.%s takes no arguments", name)) end
-  end
-  if name == "syncthreads" then
-    no_args()
-    return { { c = "__syncthreads()", t = "void" } }
-  elseif name == "syncwarp" then
-    no_args()
-    return { { c = "__syncwarp()", t = "void" } }
-  elseif name == "grid" or name == "gridsize" then
-    local n = #node == 2 and self:expr(node[2])
-    if not (n and n.lit and (n.value == 1 or n.value == 2 or n.value == 3)) then
-      self:fail(node, fmt("jit.%s takes a constant 1, 2 or 3", name))
-    end
-    local out = {}
-    for k = 1, n.value do
-      local ax = GRID_AXES[k]
-      if name == "grid" then
-        out[k] = { c = fmt("((long long)blockIdx.%s * blockDim.%s + threadIdx.%s + 1)", ax, ax,
-          ax), t = "int64" }
-      else
-        out[k] = { c = fmt("((long long)gridDim.%s * blockDim.%s)", ax, ax), t = "int64" }
-      end
-    end
-    return out
-  elseif name == "shared_array" or name == "local_array" then
-    self:fail(node, fmt("jit.%s is the value of a local: local s = jit.%s(dtype, n)", name, name))
-  end
-  return self:rk_atomic(node, name)
 end
 
 -- The target of an assignment to a subscript: {element = C lvalue, array = its type}.
