@@ -657,6 +657,9 @@ CUARR_API void cuarr_raw_module_retain(cuarr_raw_module *m);
 CUARR_API void cuarr_raw_module_release(cuarr_raw_module *m); /* NULL is a no-op */
 /* Compile (or load) the module for device now. */
 CUARR_API cuarr_status cuarr_raw_module_compile(cuarr_raw_module *m, int device);
+/* Compile a module of CUDA C source for sm_<arch> with NVRTC and drop the result: a compile
+ * check that needs no device. */
+CUARR_API cuarr_status cuarr_raw_module_check_compile(const cuarr_raw_module *m, int arch);
 /* The kernel `name` (an extern "C" name, or one of the module's name expressions) on device,
  * compiled there first when needed.  The kernel holds a reference to its module; free it with
  * cuarr_raw_kernel_free. */

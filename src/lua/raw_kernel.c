@@ -546,6 +546,291 @@ static void field_param_types(lua_State *L, void *self) {
   }
 }
 
+/* ---------------------------------------------------------------- jit.rawkernel launches */
+
+/* A kernel written in Lua (lua/cuarr/jit/rawkernel.lua) is a table: [1] its kernels by typing
+ * (RawKernel objects), [2] the Lua function that translates and compiles a typing's kernel
+ * (called on a miss as miss(self, typing, args...), returning the kernel), [3] its name for
+ * messages, [4] its parameter count, [5] the kernel of its last launch.  The typing (a byte
+ * string: per argument 'i', 'f', 'b', or 'a' with the dtype, rank and C-contiguity of an array)
+ * and the RawKernel's arguments (an array expanded into its data pointer, its extents and,
+ * unless contiguous, its element strides) are computed here, so that a launch of a known typing
+ * builds no Lua string or table. */
+enum { JIT_CACHE = 1, JIT_MISS, JIT_NAME, JIT_NPARAMS, JIT_LAST, JIT_LAST_KEY };
+
+/* The typing key of one launch: 4 bytes per argument at most. */
+#define JIT_KEY_BYTES (4 * MAX_ARGS)
+
+/* The typing of the last launch and its kernel object ([6], a userdata made here, holding the
+ * kernel as its user value), so that a launch of the same typing finds its kernel without
+ * interning the key; keys longer than this take the cache's way. */
+#define JIT_LAST_KEY_BYTES 64
+#define JIT_LAST_KEY_MT "cuarr.jit.last_typing"
+typedef struct jit_last_key {
+  size_t len; /* 0: none */
+  lua_raw_kernel *kernel;
+  char key[JIT_LAST_KEY_BYTES];
+} jit_last_key;
+
+static const char *jit_name(lua_State *L, int self) {
+  const char *name = "jit.rawkernel";
+  if (lua_rawgeti(L, self, JIT_NAME) == LUA_TSTRING)
+    name = lua_tostring(L, -1);
+  lua_pop(L, 1); /* the table keeps it */
+  return name;
+}
+
+/* The kernel table at idx (a TypeError for anything else, as core's functions take any
+ * value). */
+static void jit_check_self(lua_State *L, int idx) {
+  if (!lua_istable(L, idx))
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "a cuarr.jit.rawkernel kernel expected, got %s",
+                    luaL_typename(L, idx));
+}
+
+/* The kernel table's entry at slot, of Lua type want (a TypeError otherwise); pushed. */
+static void jit_slot(lua_State *L, int self, int slot, int want) {
+  if (lua_rawgeti(L, self, slot) != want)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "not a cuarr.jit.rawkernel kernel (its slot %d is a %s)",
+                    slot, luaL_typename(L, -1));
+}
+
+/* Argument i (0-based, at idx) of a jit kernel into key and args; returns the args' count. */
+static int jit_arg(lua_State *L, const cuarr_lua_state *S, int self, int idx, int i, char *key,
+                   size_t *klen, cuarr_raw_arg *args, int na) {
+  switch (lua_type(L, idx)) {
+  case LUA_TNUMBER:
+    if (lua_isinteger(L, idx)) {
+      key[(*klen)++] = 'i';
+      args[na].kind = CUARR_RAW_ARG_INTEGER;
+      args[na].i = lua_tointeger(L, idx);
+    } else {
+      key[(*klen)++] = 'f';
+      args[na].kind = CUARR_RAW_ARG_FLOAT;
+      args[na].f = lua_tonumber(L, idx);
+    }
+    return na + 1;
+  case LUA_TBOOLEAN:
+    key[(*klen)++] = 'b';
+    args[na].kind = CUARR_RAW_ARG_BOOL;
+    args[na].b = lua_toboolean(L, idx);
+    return na + 1;
+  case LUA_TUSERDATA: {
+    cuarr_array *a = cuarr_lua_to_array_in(L, S, idx);
+    if (!a)
+      break;
+    if (!a->buf || !a->buf->ptr)
+      cuarr_lua_error(L, CUARR_VALUE_ERROR, "argument %d of %s: the array has been freed", i + 1,
+                      jit_name(L, self));
+    if (cuarr_array_device(a) == CUARR_HOST)
+      cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                      "argument %d of %s is a host array: kernels take device arrays", i + 1,
+                      jit_name(L, self));
+    if (a->ndim == 0)
+      cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                      "argument %d of %s is a 0-d array: pass a 1-element array or the number "
+                      "itself",
+                      i + 1, jit_name(L, self));
+    bool contiguous = cuarr_array_is_c_contiguous(a);
+    if (na + 1 + 2 * a->ndim > MAX_ARGS)
+      cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: more than %d kernel parameters", jit_name(L, self),
+                      MAX_ARGS);
+    key[(*klen)++] = 'a';
+    key[(*klen)++] = (char)('A' + (int)a->dtype);
+    key[(*klen)++] = (char)('A' + a->ndim);
+    key[(*klen)++] = contiguous ? 'c' : 's';
+    args[na].kind = CUARR_RAW_ARG_ARRAY;
+    args[na++].array = a;
+    for (int d = 0; d < a->ndim; d++) {
+      args[na].kind = CUARR_RAW_ARG_INTEGER;
+      args[na++].i = a->shape[d];
+    }
+    if (!contiguous) {
+      int64_t item = (int64_t)cuarr_dtype_size(a->dtype);
+      for (int d = 0; d < a->ndim; d++) {
+        if (a->strides[d] % item)
+          cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                          "argument %d of %s: a stride of %lld bytes is not a whole number of "
+                          "%lld-byte elements",
+                          i + 1, jit_name(L, self), (long long)a->strides[d], (long long)item);
+        args[na].kind = CUARR_RAW_ARG_INTEGER;
+        args[na++].i = a->strides[d] / item;
+      }
+    }
+    return na;
+  }
+  default: break;
+  }
+  return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                         "argument %d of %s must be a device array, a number or a boolean, got %s",
+                         i + 1, jit_name(L, self), luaL_typename(L, idx));
+}
+
+/* Launch the jit kernel at self with the n arguments at [first, first + n). */
+static void jit_launch(lua_State *L, cuarr_lua_state *S, int self,
+                       const cuarr_raw_launch_config *config, cuarr_stream *stream, int first,
+                       int n) {
+  jit_slot(L, self, JIT_NPARAMS, LUA_TNUMBER);
+  lua_Integer nparams = lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  if (n != nparams)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s takes %d argument%s, got %d", jit_name(L, self),
+                    (int)nparams, nparams == 1 ? "" : "s", n);
+  char key[JIT_KEY_BYTES];
+  size_t klen = 0;
+  cuarr_raw_arg args[MAX_ARGS];
+  int na = 0;
+  for (int i = 0; i < n; i++)
+    na = jit_arg(L, S, self, first + i, i, key, &klen, args, na);
+  cuarr_lua_check_stack(L, n + 4);
+  lua_rawgeti(L, self, JIT_LAST_KEY);
+  jit_last_key *last = luaL_testudata(L, -1, JIT_LAST_KEY_MT);
+  if (!last) {
+    lua_pop(L, 1);
+    last = lua_newuserdatauv(L, sizeof *last, 1);
+    last->len = 0;
+    last->kernel = NULL;
+    if (luaL_newmetatable(L, JIT_LAST_KEY_MT)) {
+      lua_pushliteral(L, "cuarr.jit.last_typing");
+      lua_setfield(L, -2, "__name");
+    }
+    lua_setmetatable(L, -2);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, self, JIT_LAST_KEY);
+  }
+  int last_idx = lua_gettop(L);
+  lua_raw_kernel *obj;
+  if (klen > 0 && last->len == klen && !memcmp(last->key, key, klen)) {
+    obj = last->kernel;
+    lua_getiuservalue(L, last_idx, 1); /* the kernel object, kept alive by the userdata */
+    if (!obj->module)
+      cuarr_lua_error(L, CUARR_VALUE_ERROR, "the RawKernel has been closed");
+  } else {
+    jit_slot(L, self, JIT_CACHE, LUA_TTABLE);
+    lua_pushlstring(L, key, klen);
+    if (lua_rawget(L, -2) == LUA_TNIL) {
+      lua_pop(L, 1);
+      jit_slot(L, self, JIT_MISS, LUA_TFUNCTION);
+      lua_pushvalue(L, self);
+      lua_pushlstring(L, key, klen);
+      for (int i = 0; i < n; i++)
+        lua_pushvalue(L, first + i);
+      lua_call(L, n + 2, 1);
+    }
+    obj = check_kernel(L, -1);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, self, JIT_LAST);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, last_idx, 1);
+    last->kernel = obj;
+    last->len = 0;
+    if (klen <= JIT_LAST_KEY_BYTES) {
+      memcpy(last->key, key, klen);
+      last->len = klen;
+    }
+  }
+  int kidx = lua_gettop(L);
+  cuarr_raw_kernel *k = resolve(L, S, kidx, obj);
+  cuarr_context ctx = *cuarr_lua_context(S, cuarr_raw_kernel_device(k));
+  if (stream)
+    ctx.stream = stream;
+  CUARR_LUA_TRY(L, cuarr_raw_kernel_launch(&ctx, k, config, args, na));
+}
+
+/* jit_call(self, grid, block, args[, {shared_mem =, stream =}]): a jit kernel's __call. */
+static int l_jit_call(lua_State *L) {
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  jit_check_self(L, 1);
+  const char *name = jit_name(L, 1);
+  cuarr_raw_launch_config config = {{1, 1, 1}, {1, 1, 1}, 0};
+  if (!lua_istable(L, 4) || cuarr_lua_to_array(L, 4))
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #3 (args) of %s must be a table, got %s",
+                           name, luaL_typename(L, 4));
+  read_dims(L, 2, "grid", name, config.grid);
+  read_dims(L, 3, "block", name, config.block);
+  cuarr_stream *stream = NULL;
+  if (!lua_isnoneornil(L, 5))
+    stream = read_launch_options(L, 5, name, &config);
+  int n = (int)lua_rawlen(L, 4);
+  if (n > MAX_ARGS)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: at most %d arguments, got %d", name, MAX_ARGS,
+                           n);
+  cuarr_lua_check_stack(L, n);
+  int first = lua_gettop(L) + 1;
+  for (int i = 1; i <= n; i++)
+    lua_rawgeti(L, 4, i);
+  jit_launch(L, S, 1, &config, stream, first, n);
+  return 0;
+}
+
+/* The launcher jit_launcher returns: upvalues (state, the kernel table, configuration
+ * userdata, stream or nil). */
+static int jit_launcher_call(lua_State *L) {
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  const cuarr_raw_launch_config *config = lua_touserdata(L, lua_upvalueindex(3));
+  lua_pushvalue(L, lua_upvalueindex(4));
+  cuarr_stream *stream = cuarr_lua_opt_stream(L, -1);
+  lua_pop(L, 1); /* the upvalue keeps it */
+  int n = lua_gettop(L);
+  lua_pushvalue(L, lua_upvalueindex(2));
+  jit_launch(L, S, n + 1, config, stream, 1, n);
+  return 0;
+}
+
+/* jit_launcher(self, {grid, block[, stream[, shared_mem]]}): a jit kernel's launcher. */
+static int l_jit_launcher(lua_State *L) {
+  jit_check_self(L, 1);
+  const char *name = jit_name(L, 1);
+  if (!lua_istable(L, 2) || cuarr_lua_to_array(L, 2))
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                           "%s is indexed by a configuration {grid, block[, stream[, "
+                           "shared_mem]]}, got %s",
+                           name, luaL_typename(L, 2));
+  lua_Unsigned len = lua_rawlen(L, 2);
+  if (len < 2 || len > 4 || cuarr_lua_has_string_key(L, 2))
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                           "the configuration of %s is {grid, block[, stream[, shared_mem]]}",
+                           name);
+  lua_settop(L, 2);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_pushvalue(L, 1);
+  cuarr_raw_launch_config *config = lua_newuserdatauv(L, sizeof *config, 0);
+  *config = (cuarr_raw_launch_config){{1, 1, 1}, {1, 1, 1}, 0};
+  int top = lua_gettop(L);
+  lua_rawgeti(L, 2, 1);
+  read_dims(L, top + 1, "grid", name, config->grid);
+  lua_rawgeti(L, 2, 2);
+  read_dims(L, top + 2, "block", name, config->block);
+  lua_rawgeti(L, 2, 4);
+  if (!lua_isnil(L, -1))
+    config->shared_mem = read_shared_mem(L, -1);
+  lua_settop(L, top);
+  lua_rawgeti(L, 2, 3);
+  launch_stream(L, lua_gettop(L), name);
+  lua_pushcclosure(L, jit_launcher_call, 4);
+  return 1;
+}
+
+/* jit_compile(code, arch[, {options =}]): NVRTC compiles code for sm_<arch>, as a RawModule
+ * with those options would be, and drops the result (a jit kernel's k:compile(), which needs
+ * no device). */
+static int l_jit_compile(lua_State *L) {
+  const char *code = cuarr_lua_check_string(L, 1, "code");
+  lua_Integer arch = cuarr_lua_check_integer(L, 2, "arch");
+  if (arch < 10 || arch > 1000)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "no architecture sm_%lld", (long long)arch);
+  const char *options[CUARR_LUA_MAX_OPTIONS];
+  cuarr_raw_module_options o = {0};
+  if (!lua_isnoneornil(L, 3)) {
+    o.n_options = cuarr_lua_read_compile_options(L, 3, options);
+    o.options = options;
+  }
+  lua_raw_module *m = new_module_object(L); /* releases the module, error or not */
+  CUARR_LUA_TRY(L, cuarr_raw_module_from_source(code, &o, &m->m));
+  CUARR_LUA_TRY(L, cuarr_raw_module_check_compile(m->m, (int)arch));
+  return 0;
+}
+
 /* ---------------------------------------------------------------- classes */
 
 static const luaL_Reg module_methods[] = {
@@ -605,9 +890,8 @@ const cuarr_lua_class cuarr_lua_raw_kernel_class = {
 
 void cuarr_lua_open_raw_kernels(lua_State *L, const cuarr_lua_module *m) {
   static const luaL_Reg functions[] = {
-      {"RawModule", l_raw_module},
-      {"RawKernel", l_raw_kernel},
-      {NULL, NULL},
+      {"RawModule", l_raw_module},      {"RawKernel", l_raw_kernel},    {"jit_call", l_jit_call},
+      {"jit_launcher", l_jit_launcher}, {"jit_compile", l_jit_compile}, {NULL, NULL},
   };
   cuarr_lua_set_functions(L, m, m->functions, functions);
 }

@@ -99,6 +99,32 @@ local function raw_numba(n)
   end, release
 end
 
+-- The same add as a kernel written in Lua (cuarr.jit.rawkernel): typed from its arguments per
+-- call, the typing's kernel found in its cache, then the RawKernel launch.
+local function jit_add()
+  return cuarr.jit.rawkernel(function(x, y, z, n)
+    local i = cuarr.jit.grid(1)
+    if i <= n then z[i] = x[i] + y[i] end
+  end)
+end
+
+local function jit_call(n)
+  local a, b, c, release = operands(n)
+  local k = jit_add()
+  local grid, block = { (n + 255) // 256 }, { 256 }
+  return function(n_ops)
+    for _ = 1, n_ops do k(grid, block, { a, b, c, n }) end
+  end, release
+end
+
+local function jit_numba(n)
+  local a, b, c, release = operands(n)
+  local launch = jit_add()[{ (n + 255) // 256, 256 }]
+  return function(n_ops)
+    for _ = 1, n_ops do launch(a, b, c, n) end
+  end, release
+end
+
 -- For scale: one field read through the array's __index (what `a:sum` pays to find `sum`).
 local function field_size(n)
   local a = cuarr.empty(n, F32)
@@ -119,6 +145,10 @@ local CASES = {
   {name = "ewk_out_n1000", label = "EWK k(a, b, c)      n=1000", make = ewk_out, n = 1000},
   {name = "raw_call_n1000", label = "RawKernel k(g, b, {...}) n=1000", make = raw_call, n = 1000},
   {name = "raw_numba_n1000", label = "RawKernel k[{g, b}](...) n=1000", make = raw_numba, n = 1000},
+  {name = "jit_call_n1000", label = "jit.rawkernel k(g, b, {...}) n=1000", make = jit_call,
+   n = 1000},
+  {name = "jit_numba_n1000", label = "jit.rawkernel k[{g, b}](...) n=1000", make = jit_numba,
+   n = 1000},
   {name = "field_size", label = "a.size (reference)", make = field_size, n = 1000},
 }
 

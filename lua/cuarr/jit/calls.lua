@@ -28,6 +28,8 @@ end
 -- The callee of a Call node: {kind = "math"|"cast"|"device", ...}.
 function Fn:callee(node)
   local f = node[1]
+  local rk = self:rk_callee(node)
+  if rk then return rk end
   if f.tag == "Index" and f[2].tag == "String" then
     local base = self:path(f[1])
     local name = f[2][1]
@@ -137,6 +139,7 @@ end
 -- A call: its results (a list of typed expressions; a device function's every result).
 function Fn:call(node)
   local callee = self:callee(node)
+  if callee.kind == "intrinsic" then return self:rk_call(node, callee) end
   local args = self:args(node)
   if callee.kind == "math" then return { self:math_call(node, callee.name, args) } end
   if callee.kind == "cast" then

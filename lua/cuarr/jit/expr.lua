@@ -18,6 +18,7 @@ function Fn:expr(node)
     if var then
       local t = self.vartypes[var.cname]
       if not t then self:fail(node, fmt("'%s' is read before it is assigned", node[1])) end
+      self:rk_no_array(node, t, fmt("used as a value ('%s')", node[1]))
       return { c = var.cname, t = t }
     end
     local v = self:free(node, node[1])
@@ -34,6 +35,8 @@ function Fn:expr(node)
         self:fail(node, fmt("math.%s is not a constant a translated function can use", key[1]))
       end
     end
+    local rk = self:rk_index(node)
+    if rk then return rk end
     self:fail(node, "tables and array subscripts are not in the subset translated functions use")
   elseif tag == "Paren" then
     return self:expr(node[1])
@@ -62,6 +65,7 @@ end
 
 function Fn:op(node)
   local op = node[1]
+  if op == "len" then return self:rk_len(node) end
   if ir.UNSUPPORTED_OP[op] then
     self:fail(node, ir.UNSUPPORTED_OP[op] .. " are not in the subset translated functions use")
   end

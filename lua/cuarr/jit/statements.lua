@@ -33,8 +33,10 @@ function Fn:assign_values(node, targets, values)
   end
   for i, var in ipairs(targets) do
     local e = values[i]
-    local t = self:settype(var, e.t, e.lit, node)
-    self:emit(fmt("%s = %s;", var.cname, ir.as(e, t)))
+    if var.element then self:rk_store(var, e) else
+      local t = self:settype(var, e.t, e.lit, node)
+      self:emit(fmt("%s = %s;", var.cname, ir.as(e, t)))
+    end
   end
 end
 
@@ -48,6 +50,7 @@ end
 function Fn:stmt(node)
   local tag = node.tag
   if tag == "Local" then
+    if self:rk_local(node) then return end
     local names, values = node[1], node[2]
     if not values then
       for _, id in ipairs(names) do
@@ -70,10 +73,11 @@ function Fn:stmt(node)
   elseif tag == "Set" then
     local targets = {}
     for i, lhs in ipairs(node[1]) do
-      if lhs.tag ~= "Id" then
+      local var = self:rk_target(lhs)
+      if not var and lhs.tag ~= "Id" then
         self:fail(lhs, "tables and array subscripts are not in the subset translated functions use")
       end
-      local var = self:lookup(lhs[1])
+      var = var or self:lookup(lhs[1])
       if not var then
         self:fail(lhs, fmt("'%s' is not a local: a translated function cannot assign upvalues "
           .. "or globals", lhs[1]))
@@ -203,6 +207,9 @@ function Fn:fornum(node)
 end
 
 function Fn:ret(node)
+  if self.kernel and #node > 0 then
+    self:fail(node, "a kernel returns no values (it writes its results into arrays)")
+  end
   local es = self:explist(node)
   if self.nret == nil then self.nret = #es end
   if self.nret ~= #es then

@@ -15,6 +15,8 @@ local Fn = require "cuarr.jit.scope"
 require("cuarr.jit.expr")(Fn)
 require("cuarr.jit.calls")(Fn)
 require("cuarr.jit.statements")(Fn)
+local RL = require "cuarr.jit.rawkernel_arrays"
+RL.install(Fn)
 
 -- jit.device objects are recognised by this metatable; casts by this table (cuarr.jit sets both).
 X.DEVICE_MT = ir.DEVICE_MT
@@ -36,7 +38,7 @@ end
 -- Translates spec ({node, chunk, line, fn}) for parameter types; returns the rendered function.
 local function render(ctx, spec, types, fixed_rets)
   local self = setmetatable({ ctx = ctx, chunk = spec.chunk, line = spec.line, vartypes = {},
-                              rettypes = {} }, Fn)
+                              rettypes = {}, kernel = ctx.kernel == spec }, Fn)
   self.upvalues = {}
   if spec.fn then
     for i = 1, math.huge do
@@ -64,9 +66,14 @@ local function render(ctx, spec, types, fixed_rets)
     local cparams = {}
     for i, p in ipairs(params) do
       local var = self:declare(p[1])
-      self.vartypes[var.cname] = types[i]
       var.fixed = true
-      cparams[i] = Ty.C[types[i]] .. " " .. var.cname
+      if type(types[i]) == "table" then  -- an array of jit.rawkernel
+        local a = RL.param(types[i], var.cname)
+        self.vartypes[var.cname], cparams[i] = a, a.cparams
+      else
+        self.vartypes[var.cname] = types[i]
+        cparams[i] = Ty.C[types[i]] .. " " .. var.cname
+      end
     end
     self:block(body)
     if not self.changed or pass == 20 then
@@ -163,17 +170,19 @@ function X.context(raise)
   return { raise = raise, functions = {}, order = {}, device_function = X.device_function }
 end
 
--- Translates f (a function or source string) for parameter types; rets: the result types
--- (converted to them), or nil to infer.  Returns { source = prelude + every device function
--- + this one, name = cname, rets = result types }.
-function X.translate(f, types, cname, raise, rets)
-  local spec = source.load(f, raise)
+-- Translates f (a function, its source string, or what source.load read) for parameter
+-- types; rets: the result types (converted to them), or nil to infer; kernel: f is a kernel
+-- (no results; types may hold arrays).  Returns { source = prelude + every device function
+-- + this one, name = cname, rets = result types, ctx = the translation's context }.
+function X.translate(f, types, cname, raise, rets, kernel)
+  local spec = type(f) == "table" and f or source.load(f, raise)
   local ctx = X.context(raise)
+  if kernel then ctx.kernel = spec end
   local self, cparams = render(ctx, spec, types, rets)
   local text = finish(self, cname, cparams, spec)
   ctx.order[#ctx.order + 1] = text
   return { source = require("cuarr.jit.prelude") .. concat(ctx.order, "\n"), name = cname,
-           rets = self.rettypes, spec = spec }
+           rets = self.rettypes, spec = spec, ctx = ctx }
 end
 
 X.source = source

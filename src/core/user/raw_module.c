@@ -306,6 +306,19 @@ cuarr_status cuarr_raw_module_loaded(cuarr_raw_module *m, int device, cuarr_modu
   return s;
 }
 
+cuarr_status cuarr_raw_module_check_compile(const cuarr_raw_module *m, int arch) {
+  if (!m || m->kind != CUARR_RAW_SOURCE)
+    return cuarr_fail(CUARR_VALUE_ERROR, "only a module of CUDA C source compiles for an "
+                                         "architecture");
+  char *cubin = NULL;
+  size_t size = 0;
+  cuarr_status s =
+      cuarr_nvrtc_compile(m->source, PROGRAM_NAME ".cu", (const char *const *)m->options,
+                          m->n_options, arch, &cubin, &size);
+  free(cubin);
+  return s;
+}
+
 cuarr_status cuarr_raw_module_compile(cuarr_raw_module *m, int device) {
   cuarr_module *loaded;
   return cuarr_raw_module_loaded(m, device, &loaded);
