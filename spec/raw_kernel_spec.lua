@@ -456,6 +456,27 @@ describe("RawKernel on the device", function()
     end
   end)
 
+  H.gpu_it("launches a dependent_launch kernel after the work it waits for", function()
+    local k = cuarr.RawKernel([[
+extern "C" __global__ void after(const float* x, float* y, int n) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] + 1.0f;
+}]], "after", { dependent_launch = true })
+    -- Each launch reads what the reduction and the copy just before it wrote.
+    local n = 1 << 20
+    local y = cuarr.zeros(n, "float32")
+    for r = 1, 20 do
+      local x = cuarr.full(n, r, "float32") + y:sum() * 0
+      k({ n // 256 }, { 256 }, { x, y, n })
+    end
+    local t = host_values(y)
+    assert.are.equal(21, t[1])
+    assert.are.equal(21, t[n])
+  end)
+
   H.gpu_it("runs on the stream it is given", function()
     local mod = cuarr.RawModule { code = SOURCE, name_expressions = { "scale<float>" } }
     local k = mod:get_function("scale<float>")

@@ -709,6 +709,12 @@ CUARR_API cuarr_status cuarr_raw_kernel_attributes_get(const cuarr_raw_kernel *k
 /* cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES): later launches may use that much. */
 CUARR_API cuarr_status cuarr_raw_kernel_set_max_dynamic_shared(cuarr_raw_kernel *k, int bytes);
 
+/* Later launches of k are programmatic dependent launches where the device allows them (sm_90
+ * and newer): the kernel may start while the work before it on the stream finishes, so it must
+ * execute `griddepcontrol.wait` (cudaGridDependencySynchronize()) before it touches memory
+ * that work reads or writes.  Off by default; a NULL k is a no-op. */
+CUARR_API void cuarr_raw_kernel_set_dependent_launch(cuarr_raw_kernel *k, bool on);
+
 /* An argument of a launch: an array (passed as a pointer to its first element), or a value
  * converted to the parameter's own type (a range error rather than a wrap or a truncation). */
 typedef enum cuarr_raw_arg_kind {

@@ -31,6 +31,7 @@ typedef struct lua_raw_module {
 typedef struct lua_raw_kernel {
   cuarr_raw_module *module; /* NULL once closed */
   cuarr_raw_kernel *kernel; /* NULL until resolved */
+  bool dependent;           /* RawKernel's dependent_launch option */
 } lua_raw_kernel;
 
 /* ---------------------------------------------------------------- objects */
@@ -62,6 +63,7 @@ static cuarr_raw_kernel *resolve(lua_State *L, cuarr_lua_state *S, int idx, lua_
   cuarr_status s = cuarr_raw_module_get_function(k->module, device, name, &found);
   lua_pop(L, 1);
   CUARR_LUA_TRY(L, s);
+  cuarr_raw_kernel_set_dependent_launch(found, k->dependent);
   cuarr_raw_kernel_free(k->kernel);
   k->kernel = found;
   return found;
@@ -73,6 +75,7 @@ static lua_raw_kernel *push_kernel(lua_State *L, cuarr_raw_module *m, int name_i
   lua_raw_kernel *k = lua_newuserdatauv(L, sizeof *k, 1);
   k->module = NULL;
   k->kernel = NULL;
+  k->dependent = false;
   luaL_setmetatable(L, cuarr_lua_raw_kernel_class.metatable);
   lua_pushvalue(L, name_idx);
   lua_setiuservalue(L, -2, 1);
@@ -146,7 +149,8 @@ static int l_raw_module(lua_State *L) {
   return 1;
 }
 
-/* cuarr.RawKernel(code, name[, {options =}]): a module of one kernel, compiled on first use. */
+/* cuarr.RawKernel(code, name[, {options =, dependent_launch =}]): a module of one kernel,
+ * compiled on first use. */
 static int l_raw_kernel(lua_State *L) {
   const char *code = cuarr_lua_check_string(L, 1, "code");
   const char *name = cuarr_lua_check_string(L, 2, "name");
@@ -154,14 +158,22 @@ static int l_raw_kernel(lua_State *L) {
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "RawKernel needs a kernel name");
   const char *options[CUARR_LUA_MAX_OPTIONS];
   cuarr_raw_module_options o = {0};
+  bool dependent = false;
   if (!lua_isnoneornil(L, 3)) {
     if (!lua_istable(L, 3))
       return cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #3 (opts) must be a table, got %s",
                              luaL_typename(L, 3));
-    static const char *const keys[] = {"options", NULL};
+    static const char *const keys[] = {"options", "dependent_launch", NULL};
     cuarr_lua_check_options(L, 3, "RawKernel", keys);
     o.n_options = cuarr_lua_read_compile_options(L, 3, options);
     o.options = options;
+    int t = cuarr_lua_get_option(L, 3, "dependent_launch");
+    if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+      return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                             "RawKernel's dependent_launch must be a boolean, got %s",
+                             luaL_typename(L, -1));
+    dependent = lua_toboolean(L, -1);
+    lua_pop(L, 1);
   }
   /* A template-id names itself as the module's one name expression. */
   const char *names[1] = {name};
@@ -171,7 +183,7 @@ static int l_raw_kernel(lua_State *L) {
   }
   lua_raw_module *m = new_module_object(L); /* owns the module until the kernel holds it */
   CUARR_LUA_TRY(L, cuarr_raw_module_from_source(code, &o, &m->m));
-  push_kernel(L, m->m, 2);
+  push_kernel(L, m->m, 2)->dependent = dependent;
   return 1;
 }
 

@@ -85,6 +85,9 @@ return function(M, core, jit)
     return types
   end
 
+  local DEPENDENT_WAIT = '#if __CUDA_ARCH__ >= 900\n  asm volatile("griddepcontrol.wait;" ::: '
+    .. '"memory");\n#endif\n'
+
   -- The CUDA C of the kernel for the translator's types.
   local function source_for(self, types)
     local t = X.translate(self.spec, types, KERNEL_NAME, raise, nil, true)
@@ -94,14 +97,19 @@ return function(M, core, jit)
     for _, ty in ipairs(types) do
       if type(ty) == "table" and ty.dtype == "float16" then half = true end
     end
+    -- The kernel waits for the work before it on the stream first thing, so that it can be
+    -- launched as a programmatic dependent (RawKernel's dependent_launch) on sm_90 and newer.
+    local rest = t.source:sub(at + #head):gsub("%) {\n", ") {\n" .. DEPENDENT_WAIT, 1)
     return (half and "#include <cuda_fp16.h>\n" or "") .. t.source:sub(1, at - 1)
-      .. "extern \"C\" __global__ void " .. KERNEL_NAME .. "(" .. t.source:sub(at + #head)
+      .. "extern \"C\" __global__ void " .. KERNEL_NAME .. "(" .. rest
   end
 
   -- The RawKernel of a typing not seen before: translated, then compiled on its first launch.
   local function miss(self, key, ...)
     local src = source_for(self, types_of(key, ...))
-    local raw = M.RawKernel(src, KERNEL_NAME, rawget(self, "compile_opts"))
+    local opts = rawget(self, "compile_opts")
+    local raw = M.RawKernel(src, KERNEL_NAME, { options = opts and opts.options,
+                                                dependent_launch = true })
     self[CACHE][key] = raw
     self.sources[raw] = src
     return raw

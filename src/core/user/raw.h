@@ -38,6 +38,7 @@ struct cuarr_raw_kernel {
   int max_threads_per_block;
   int max_dynamic_shared;
   int max_block[3], max_grid[3];
+  bool dependent; /* launched as a programmatic dependent where the device allows */
   char name[]; /* as the user named it */
 };
 

@@ -173,6 +173,11 @@ cuarr_status cuarr_raw_kernel_attributes_get(const cuarr_raw_kernel *k,
   return CUARR_OK;
 }
 
+void cuarr_raw_kernel_set_dependent_launch(cuarr_raw_kernel *k, bool on) {
+  if (k)
+    k->dependent = on;
+}
+
 cuarr_status cuarr_raw_kernel_set_max_dynamic_shared(cuarr_raw_kernel *k, int bytes) {
   CUdevice dev;
   int optin = 0, fixed = 0;

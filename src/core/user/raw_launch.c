@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cuda/device_facts.h"
 #include "user/raw.h"
 
 /* ---------------------------------------------------------------- messages */
@@ -234,6 +235,35 @@ static cuarr_status check_config(const cuarr_raw_kernel *k, const cuarr_raw_laun
 
 /* ---------------------------------------------------------------- launching */
 
+/* A launch that may overlap the tail of the work before it on the stream (the kernel waits
+ * for it with griddepcontrol.wait): it hides most of the launch latency.  A plain launch where
+ * the device's facts do not allow it. */
+static CUresult launch_dependent(const cuarr_raw_kernel *k, const cuarr_raw_launch_config *c,
+                                 CUstream stream, void **pointers) {
+  const cuarr_device_facts *facts;
+  if (cuarr_device_facts_get(k->device, &facts) != CUARR_OK || !facts->dependent_launch)
+    return cuarr_cu.cuLaunchKernel(k->function, c->grid[0], c->grid[1], c->grid[2], c->block[0],
+                                   c->block[1], c->block[2], c->shared_mem, stream, pointers,
+                                   NULL);
+  CUlaunchAttribute attr;
+  memset(&attr, 0, sizeof attr);
+  attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attr.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig config;
+  memset(&config, 0, sizeof config);
+  config.gridDimX = c->grid[0];
+  config.gridDimY = c->grid[1];
+  config.gridDimZ = c->grid[2];
+  config.blockDimX = c->block[0];
+  config.blockDimY = c->block[1];
+  config.blockDimZ = c->block[2];
+  config.sharedMemBytes = c->shared_mem;
+  config.hStream = stream;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  return cuarr_cu.cuLaunchKernelEx(&config, k->function, pointers, NULL);
+}
+
 cuarr_status cuarr_raw_kernel_launch(cuarr_context *ctx, const cuarr_raw_kernel *k,
                                      const cuarr_raw_launch_config *config,
                                      const cuarr_raw_arg *args, int n_args) {
@@ -260,9 +290,12 @@ cuarr_status cuarr_raw_kernel_launch(cuarr_context *ctx, const cuarr_raw_kernel 
     pointers[i] = at;
   }
   CUARR_TRY(cuarr_device_activate(k->device));
-  CUresult r = cuarr_cu.cuLaunchKernel(
-      k->function, config->grid[0], config->grid[1], config->grid[2], config->block[0],
-      config->block[1], config->block[2], config->shared_mem, stream, pointers, NULL);
+  CUresult r = k->dependent ? launch_dependent(k, config, stream, pointers)
+                            : cuarr_cu.cuLaunchKernel(k->function, config->grid[0],
+                                                      config->grid[1], config->grid[2],
+                                                      config->block[0], config->block[1],
+                                                      config->block[2], config->shared_mem,
+                                                      stream, pointers, NULL);
   if (r == CUDA_SUCCESS)
     return CUARR_OK;
   const char *name = NULL, *text = NULL;
