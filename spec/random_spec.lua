@@ -142,7 +142,8 @@ describe("cuarr.cpu.random: the generator", function()
         local u1 = ((b[1] >> 5) * 67108864 + (b[2] >> 6) + 1) * 2.0 ^ -53
         local u2 = unit_f64(b[3], b[4])
         local r = math.sqrt(-2 * math.log(u1))
-        local want = (i % 2 == 1) and r * math.cos(2 * math.pi * u2) or r * math.sin(2 * math.pi * u2)
+        local want = (i % 2 == 1) and r * math.cos(2 * math.pi * u2)
+          or r * math.sin(2 * math.pi * u2)
         assert.is_true(math.abs(z[i] - want) <= 1e-15 * math.max(1, r), z[i] .. " vs " .. want)
       end
       local z32 = g:normal(1, 2, 8, "float32"):totable() -- from block 3
@@ -415,7 +416,8 @@ for _, dtype in ipairs { "float32", "float64" } do
   local base = cuarr.zeros({ 3, 4 }, dtype)
   r.random(nil, nil, { out = base[{ {}, { 1, 2 } }] })
 end
-for _, dtype in ipairs { "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64" } do
+for _, dtype in ipairs { "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                         "uint64" } do
   assert(r.randint(0, 100, 33, dtype).dtype == dtype)
   assert(r.integers(0, 2, 5, dtype, true).dtype == dtype)
 end

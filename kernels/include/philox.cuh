@@ -32,7 +32,9 @@ typedef unsigned long long cuarr_rng_u64;
 CUARR_RNG_FN cuarr_rng_u64 cuarr_rng_double_bits(double x) {
   return (cuarr_rng_u64)__double_as_longlong(x);
 }
-CUARR_RNG_FN double cuarr_rng_bits_double(cuarr_rng_u64 u) { return __longlong_as_double((long long)u); }
+CUARR_RNG_FN double cuarr_rng_bits_double(cuarr_rng_u64 u) {
+  return __longlong_as_double((long long)u);
+}
 CUARR_RNG_FN double cuarr_rng_sqrt(double x) { return __dsqrt_rn(x); }
 #else
 #ifndef CUARR_RANDOM_H
@@ -94,7 +96,9 @@ CUARR_RNG_FN void cuarr_rng_block(cuarr_rng_u64 seed, cuarr_rng_u64 ctr, cuarr_r
 /* ---------------------------------------------------------------- uniforms */
 
 /* [0, 1) from the top 24 bits of a word (exact in float). */
-CUARR_RNG_FN float cuarr_rng_unit_f32(cuarr_rng_u32 w) { return (float)(w >> 8) * 5.9604644775390625e-08f; }
+CUARR_RNG_FN float cuarr_rng_unit_f32(cuarr_rng_u32 w) {
+  return (float)(w >> 8) * 5.9604644775390625e-08f;
+}
 /* [0, 1) from 53 bits of two words (NumPy's construction). */
 CUARR_RNG_FN double cuarr_rng_unit_f64(cuarr_rng_u32 a, cuarr_rng_u32 b) {
   return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6)) * 1.1102230246251565e-16;
@@ -231,10 +235,10 @@ CUARR_RNG_FN void cuarr_rng_normal_f32(cuarr_rng_u64 seed, cuarr_rng_u64 ctr, cu
   cuarr_rng_u32 w[4];
   cuarr_rng_block(seed, ctr, b, 0, w);
   double z[4];
-  cuarr_rng_box_muller(cuarr_rng_open_unit_32(w[0]), (double)w[1] * 2.3283064365386963e-10,
-                       &z[0], &z[1]);
-  cuarr_rng_box_muller(cuarr_rng_open_unit_32(w[2]), (double)w[3] * 2.3283064365386963e-10,
-                       &z[2], &z[3]);
+  cuarr_rng_box_muller(cuarr_rng_open_unit_32(w[0]), (double)w[1] * 2.3283064365386963e-10, &z[0],
+                       &z[1]);
+  cuarr_rng_box_muller(cuarr_rng_open_unit_32(w[2]), (double)w[3] * 2.3283064365386963e-10, &z[2],
+                       &z[3]);
   for (int k = 0; k < 4; k++)
     out[k] = (float)(loc + scale * z[k]);
 }
@@ -248,18 +252,16 @@ CUARR_RNG_FN void cuarr_rng_normal_f64(cuarr_rng_u64 seed, cuarr_rng_u64 ctr, cu
   out[0] = loc + scale * z0;
   out[1] = loc + scale * z1;
 }
-CUARR_RNG_FN void cuarr_rng_exponential_f32(cuarr_rng_u64 seed, cuarr_rng_u64 ctr,
-                                            cuarr_rng_u64 b, double scale, double unused,
-                                            float out[4]) {
+CUARR_RNG_FN void cuarr_rng_exponential_f32(cuarr_rng_u64 seed, cuarr_rng_u64 ctr, cuarr_rng_u64 b,
+                                            double scale, double unused, float out[4]) {
   (void)unused;
   cuarr_rng_u32 w[4];
   cuarr_rng_block(seed, ctr, b, 0, w);
   for (int k = 0; k < 4; k++)
     out[k] = (float)((0.0 - cuarr_rng_log(cuarr_rng_open_unit_32(w[k]))) * scale);
 }
-CUARR_RNG_FN void cuarr_rng_exponential_f64(cuarr_rng_u64 seed, cuarr_rng_u64 ctr,
-                                            cuarr_rng_u64 b, double scale, double unused,
-                                            double out[2]) {
+CUARR_RNG_FN void cuarr_rng_exponential_f64(cuarr_rng_u64 seed, cuarr_rng_u64 ctr, cuarr_rng_u64 b,
+                                            double scale, double unused, double out[2]) {
   (void)unused;
   cuarr_rng_u32 w[4];
   cuarr_rng_block(seed, ctr, b, 0, w);

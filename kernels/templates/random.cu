@@ -16,8 +16,8 @@ template <typename T, int PER> struct cuarr_rng_vec;
 template <> struct cuarr_rng_vec<float, 4> { typedef float4 type; };
 template <> struct cuarr_rng_vec<double, 2> { typedef double2 type; };
 
-template <typename T, int PER, void (*BLOCK)(cuarr_rng_u64, cuarr_rng_u64, cuarr_rng_u64, double,
-                                             double, T *)>
+template <typename T, int PER,
+          void (*BLOCK)(cuarr_rng_u64, cuarr_rng_u64, cuarr_rng_u64, double, double, T *)>
 __device__ __forceinline__ void cuarr_rng_floats(void *out, long long n, long long seed,
                                                  long long ctr, double a, double b) {
   typedef typename cuarr_rng_vec<T, PER>::type vec;
@@ -43,35 +43,35 @@ __device__ __forceinline__ void cuarr_rng_floats(void *out, long long n, long lo
 
 /* Written out one by one (not through a macro) so that cuarr reads their signatures. */
 extern "C" __global__ void cuarr_random_uniform_float32(void *out, long long n, long long seed,
-                                                 long long ctr, double a, double b) {
+                                                        long long ctr, double a, double b) {
   cuarr_rng_floats<float, 4, cuarr_rng_uniform_f32>(out, n, seed, ctr, a, b);
 }
 extern "C" __global__ void cuarr_random_uniform_float64(void *out, long long n, long long seed,
-                                                 long long ctr, double a, double b) {
+                                                        long long ctr, double a, double b) {
   cuarr_rng_floats<double, 2, cuarr_rng_uniform_f64>(out, n, seed, ctr, a, b);
 }
 extern "C" __global__ void cuarr_random_normal_float32(void *out, long long n, long long seed,
-                                                 long long ctr, double a, double b) {
+                                                       long long ctr, double a, double b) {
   cuarr_rng_floats<float, 4, cuarr_rng_normal_f32>(out, n, seed, ctr, a, b);
 }
 extern "C" __global__ void cuarr_random_normal_float64(void *out, long long n, long long seed,
-                                                 long long ctr, double a, double b) {
+                                                       long long ctr, double a, double b) {
   cuarr_rng_floats<double, 2, cuarr_rng_normal_f64>(out, n, seed, ctr, a, b);
 }
 extern "C" __global__ void cuarr_random_exponential_float32(void *out, long long n, long long seed,
-                                                 long long ctr, double a, double b) {
+                                                            long long ctr, double a, double b) {
   cuarr_rng_floats<float, 4, cuarr_rng_exponential_f32>(out, n, seed, ctr, a, b);
 }
 extern "C" __global__ void cuarr_random_exponential_float64(void *out, long long n, long long seed,
-                                                 long long ctr, double a, double b) {
+                                                            long long ctr, double a, double b) {
   cuarr_rng_floats<double, 2, cuarr_rng_exponential_f64>(out, n, seed, ctr, a, b);
 }
 
 /* Integers of width sizeof(T): 4 values per block when m < 2^32, else 2; the whole block is
  * stored at once (PER * sizeof(T) bytes) when aligned to that. */
 template <typename T, int PER>
-__device__ __forceinline__ void cuarr_rng_integers(T *o, long long n, long long seed,
-                                                   long long ctr, long long low, long long m) {
+__device__ __forceinline__ void cuarr_rng_integers(T *o, long long n, long long seed, long long ctr,
+                                                   long long low, long long m) {
   const unsigned long long bytes = PER * sizeof(T);
   bool aligned = ((unsigned long long)o & (bytes - 1)) == 0;
   cuarr_rng_u64 blocks = ((cuarr_rng_u64)n + PER - 1) / PER;
@@ -117,28 +117,28 @@ __device__ __forceinline__ void cuarr_rng_integers(T *o, long long n, long long 
 }
 
 extern "C" __global__ void cuarr_random_integers_1(void *out, long long n, long long seed,
-                                                long long ctr, long long low, long long m) {
+                                                   long long ctr, long long low, long long m) {
   if ((unsigned long long)m <= 0xffffffffull)
     cuarr_rng_integers<unsigned char, 4>((unsigned char *)out, n, seed, ctr, low, m);
   else
     cuarr_rng_integers<unsigned char, 2>((unsigned char *)out, n, seed, ctr, low, m);
 }
 extern "C" __global__ void cuarr_random_integers_2(void *out, long long n, long long seed,
-                                                long long ctr, long long low, long long m) {
+                                                   long long ctr, long long low, long long m) {
   if ((unsigned long long)m <= 0xffffffffull)
     cuarr_rng_integers<unsigned short, 4>((unsigned short *)out, n, seed, ctr, low, m);
   else
     cuarr_rng_integers<unsigned short, 2>((unsigned short *)out, n, seed, ctr, low, m);
 }
 extern "C" __global__ void cuarr_random_integers_4(void *out, long long n, long long seed,
-                                                long long ctr, long long low, long long m) {
+                                                   long long ctr, long long low, long long m) {
   if ((unsigned long long)m <= 0xffffffffull)
     cuarr_rng_integers<unsigned int, 4>((unsigned int *)out, n, seed, ctr, low, m);
   else
     cuarr_rng_integers<unsigned int, 2>((unsigned int *)out, n, seed, ctr, low, m);
 }
 extern "C" __global__ void cuarr_random_integers_8(void *out, long long n, long long seed,
-                                                long long ctr, long long low, long long m) {
+                                                   long long ctr, long long low, long long m) {
   if ((unsigned long long)m <= 0xffffffffull)
     cuarr_rng_integers<unsigned long long, 4>((unsigned long long *)out, n, seed, ctr, low, m);
   else

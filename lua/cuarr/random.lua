@@ -90,7 +90,9 @@ return function(M, cpu, core)
       raise("TypeError", fn .. ": dtype must be a string, got " .. type(dtype))
     end
     local d = table_[dtype]
-    if not d then raise("TypeError", fn .. ": unsupported dtype '" .. dtype .. "' (" .. what .. ")") end
+    if not d then
+      raise("TypeError", fn .. ": unsupported dtype '" .. dtype .. "' (" .. what .. ")")
+    end
     return d
   end
 
@@ -143,7 +145,9 @@ return function(M, cpu, core)
     end
 
     local function check_out(out, fn, dtypes, what)
-      if not is_array(out) then raise("TypeError", fn .. ": out must be an array, got " .. type(out)) end
+      if not is_array(out) then
+        raise("TypeError", fn .. ": out must be an array, got " .. type(out))
+      end
       if (out.device ~= "cpu") ~= on_device then
         raise("TypeError", fn .. ": out must be a " .. (on_device and "device" or "host")
           .. " array")

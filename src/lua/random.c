@@ -52,8 +52,8 @@ static int l_random_permutation_host(lua_State *L) {
   if (cuarr_array_device(perm) != CUARR_HOST || perm->dtype != CUARR_INT64 || perm->ndim != 1 ||
       !cuarr_array_is_c_contiguous(perm))
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "permutation: needs a 1-D int64 host array");
-  uint64_t used = cuarr_random_permutation_host(seed, counter, cuarr_array_data(perm),
-                                                perm->shape[0]);
+  uint64_t used =
+      cuarr_random_permutation_host(seed, counter, cuarr_array_data(perm), perm->shape[0]);
   lua_pushinteger(L, (lua_Integer)used);
   return 1;
 }

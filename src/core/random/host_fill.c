@@ -24,9 +24,7 @@ static void store_integer(void *out, int64_t i, size_t item, uint64_t v) {
     memcpy(p, &x, 4);
     break;
   }
-  default:
-    memcpy(p, &v, 8);
-    break;
+  default: memcpy(p, &v, 8); break;
   }
 }
 
@@ -46,7 +44,7 @@ static void fill_integers(const cuarr_random_draw *d, void *out, int64_t n, size
 
 /* One loop per (distribution, float dtype): the block function is a compile-time name. */
 #define FILL_FLOATS(name, type, per, block)                                                        \
-  static void name(const cuarr_random_draw *d, type *out, int64_t n) {                            \
+  static void name(const cuarr_random_draw *d, type *out, int64_t n) {                             \
     type v[per];                                                                                   \
     for (int64_t i = 0; i < n; i += per) {                                                         \
       block(d->seed, d->counter, (uint64_t)i / per, d->a, d->b, v);                                \
@@ -81,20 +79,11 @@ cuarr_status cuarr_random_fill_host(const cuarr_random_draw *d, const cuarr_arra
     return CUARR_OK;
   bool f32 = out->dtype == CUARR_FLOAT32;
   switch (d->dist) {
-  case CUARR_RANDOM_UNIFORM:
-    f32 ? uniform_f32(d, p, n) : uniform_f64(d, p, n);
-    break;
-  case CUARR_RANDOM_NORMAL:
-    f32 ? normal_f32(d, p, n) : normal_f64(d, p, n);
-    break;
-  case CUARR_RANDOM_EXPONENTIAL:
-    f32 ? exponential_f32(d, p, n) : exponential_f64(d, p, n);
-    break;
-  case CUARR_RANDOM_INTEGERS:
-    fill_integers(d, p, n, cuarr_dtype_size(out->dtype));
-    break;
-  default:
-    return cuarr_fail(CUARR_VALUE_ERROR, "random: unknown distribution %d", (int)d->dist);
+  case CUARR_RANDOM_UNIFORM: f32 ? uniform_f32(d, p, n) : uniform_f64(d, p, n); break;
+  case CUARR_RANDOM_NORMAL: f32 ? normal_f32(d, p, n) : normal_f64(d, p, n); break;
+  case CUARR_RANDOM_EXPONENTIAL: f32 ? exponential_f32(d, p, n) : exponential_f64(d, p, n); break;
+  case CUARR_RANDOM_INTEGERS: fill_integers(d, p, n, cuarr_dtype_size(out->dtype)); break;
+  default: return cuarr_fail(CUARR_VALUE_ERROR, "random: unknown distribution %d", (int)d->dist);
   }
   return CUARR_OK;
 }
