@@ -150,12 +150,13 @@ describe("cuarr.cpu.random: the generator", function()
       for i = 1, 8 do
         local b = block(3, 3, (i - 1) // 4)
         local p = (i - 1) % 4 // 2 * 2
-        local u1 = (b[p + 1] + 1) * 2.0 ^ -32
-        local u2 = b[p + 2] * 2.0 ^ -32
+        local u1 = ((b[p + 1] >> 8) + 1) * 2.0 ^ -24
+        local u2 = (b[p + 2] >> 8) * 2.0 ^ -24
         local r = math.sqrt(-2 * math.log(u1))
         local want = 1 + 2 * ((i % 2 == 1) and r * math.cos(2 * math.pi * u2)
           or r * math.sin(2 * math.pi * u2))
-        assert.is_true(rel_close(z32[i], want, 2e-7), z32[i] .. " vs " .. want)
+        -- float arithmetic: a few float ulps of the radius
+        assert.is_true(math.abs(z32[i] - want) <= 2.0 ^ -21 * (1 + 2 * r), z32[i] .. " vs " .. want)
       end
       local e = g:exponential(2.5, 5):totable() -- from block 5
       for i = 1, 5 do
@@ -177,6 +178,21 @@ describe("cuarr.cpu.random: the generator", function()
       local want = -math.log(u)
       assert.is_true(math.abs(e[i] - want) <= 2 * 2.2205e-16 * math.max(want, 2.0 ^ -52),
         e[i] .. " vs " .. want)
+    end
+  end)
+
+  it("the shared float log is within one float ulp of libm's over (0, 1]", function()
+    local n = 40000
+    local e = cpu.random.default_rng(13):exponential(1, n, "float32"):totable()
+    local words = cpu.random.default_rng(13):integers(0, 4294967296, n, "uint32"):totable()
+    for i = 1, n do
+      local want = -math.log(((words[i] >> 8) + 1) * 2.0 ^ -24)
+      if want == 0 then
+        assert.equal(0, e[i])
+      else
+        local ulp = 2.0 ^ (math.floor(math.log(want, 2)) - 23)
+        assert.is_true(math.abs(e[i] - want) <= ulp, e[i] .. " vs " .. want)
+      end
     end
   end)
 

@@ -19,8 +19,9 @@
  * index), never on how the work is split between threads.
  *
  * Transcendental steps (log, sin, cos) are fdlibm's algorithms in + - * / and sqrt, which IEEE
- * rounds the same on both sides; libm's and CUDA's own functions differ in the last bits.  They
- * are computed in double for float32 results too, rounded to float once at the end.
+ * rounds the same on both sides; libm's and CUDA's own functions differ in the last bits.
+ * float32 draws use the float versions on 24-bit uniforms, float64 draws the double ones on
+ * 53-bit uniforms; the affine step (loc + scale * z, scale * e) is done in double.
  */
 #ifndef CUARR_PHILOX_CUH
 #define CUARR_PHILOX_CUH
@@ -36,6 +37,10 @@ CUARR_RNG_FN double cuarr_rng_bits_double(cuarr_rng_u64 u) {
   return __longlong_as_double((long long)u);
 }
 CUARR_RNG_FN double cuarr_rng_sqrt(double x) { return __dsqrt_rn(x); }
+CUARR_RNG_FN cuarr_rng_u32 cuarr_rng_float_bits(float x) { return __float_as_uint(x); }
+CUARR_RNG_FN float cuarr_rng_bits_float(cuarr_rng_u32 u) { return __uint_as_float(u); }
+CUARR_RNG_FN float cuarr_rng_sqrtf(float x) { return __fsqrt_rn(x); }
+CUARR_RNG_FN float cuarr_rng_divf(float a, float b) { return __fdiv_rn(a, b); }
 #else
 #ifndef CUARR_RANDOM_H
 #error "include src/core/random/random.h, not philox.cuh, from C"
@@ -54,6 +59,18 @@ CUARR_RNG_FN double cuarr_rng_bits_double(cuarr_rng_u64 u) {
   return x;
 }
 CUARR_RNG_FN double cuarr_rng_sqrt(double x) { return sqrt(x); }
+CUARR_RNG_FN cuarr_rng_u32 cuarr_rng_float_bits(float x) {
+  cuarr_rng_u32 u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+CUARR_RNG_FN float cuarr_rng_bits_float(cuarr_rng_u32 u) {
+  float x;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+CUARR_RNG_FN float cuarr_rng_sqrtf(float x) { return sqrtf(x); }
+CUARR_RNG_FN float cuarr_rng_divf(float a, float b) { return a / b; }
 #endif
 
 /* Values per Philox block: one per 32-bit word, or one per two words. */
@@ -104,9 +121,6 @@ CUARR_RNG_FN double cuarr_rng_unit_f64(cuarr_rng_u32 a, cuarr_rng_u32 b) {
   return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6)) * 1.1102230246251565e-16;
 }
 /* (0, 1]: for log. */
-CUARR_RNG_FN double cuarr_rng_open_unit_32(cuarr_rng_u32 w) {
-  return ((double)w + 1.0) * 2.3283064365386963e-10;
-}
 CUARR_RNG_FN double cuarr_rng_open_unit_64(cuarr_rng_u32 a, cuarr_rng_u32 b) {
   return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6) + 1.0) * 1.1102230246251565e-16;
 }
@@ -202,6 +216,83 @@ CUARR_RNG_FN void cuarr_rng_sincos_2pi(double u, double *s, double *c) {
   }
 }
 
+/* The same in float (fdlibm's e_logf.c, k_sinf.c and k_cosf.c), for float32 draws: half the
+ * work of double on the device. */
+CUARR_RNG_FN float cuarr_rng_logf(float x) {
+  const float ln2_hi = 6.9313812256e-01f, ln2_lo = 9.0580006145e-06f;
+  const float Lg1 = 6.6666668653e-01f, Lg2 = 4.0000000596e-01f, Lg3 = 2.8571429849e-01f,
+              Lg4 = 2.2222198546e-01f, Lg5 = 1.8183572590e-01f, Lg6 = 1.5313838422e-01f,
+              Lg7 = 1.4798198640e-01f;
+  int ix = (int)cuarr_rng_float_bits(x);
+  int k = (ix >> 23) - 127;
+  ix &= 0x007fffff;
+  int i = (ix + (0x95f64 << 3)) & 0x800000;
+  /* x scaled into [sqrt(2)/2, sqrt(2)) */
+  x = cuarr_rng_bits_float((cuarr_rng_u32)(ix | (i ^ 0x3f800000)));
+  k += i >> 23;
+  float f = x - 1.0f;
+  float dk = (float)k;
+  if ((0x007fffff & (15 + ix)) < 16) { /* -2^-9 <= f < 2^-9 */
+    if (f == 0.0f)
+      return dk * ln2_hi + dk * ln2_lo;
+    float R = f * f * (0.5f - 0.33333333333333333f * f);
+    return dk * ln2_hi - ((R - dk * ln2_lo) - f);
+  }
+  float s = cuarr_rng_divf(f, 2.0f + f);
+  float z = s * s;
+  i = ix - (0x6147a << 3);
+  float w = z * z;
+  int j = (0x6b851 << 3) - ix;
+  float t1 = w * (Lg2 + w * (Lg4 + w * Lg6));
+  float t2 = z * (Lg1 + w * (Lg3 + w * (Lg5 + w * Lg7)));
+  i |= j;
+  float R = t2 + t1;
+  if (i > 0) {
+    float hfsq = 0.5f * f * f;
+    return dk * ln2_hi - ((hfsq - (s * (hfsq + R) + dk * ln2_lo)) - f);
+  }
+  return dk * ln2_hi - ((s * (f - R) - dk * ln2_lo) - f);
+}
+/* sin and cos of 2*pi*u for u in [0, 1), as cuarr_rng_sincos_2pi. */
+CUARR_RNG_FN void cuarr_rng_sincos_2pi_f(float u, float *s, float *c) {
+  const float S1 = -1.6666667163e-01f, S2 = 8.3333337680e-03f, S3 = -1.9841270114e-04f,
+              S4 = 2.7557314297e-06f, S5 = -2.5050759689e-08f, S6 = 1.5896910177e-10f;
+  const float C1 = 4.1666667908e-02f, C2 = -1.3888889225e-03f, C3 = 2.4801587642e-05f,
+              C4 = -2.7557314297e-07f, C5 = 2.0875723372e-09f, C6 = -1.1359647598e-11f;
+  const float two_pi_hi = 6.28318548e+00f, two_pi_lo = -1.74845553e-07f;
+  int n = (int)(u * 4.0f + 0.5f);
+  float r = u - (float)n * 0.25f;
+  float x = r * two_pi_hi + r * two_pi_lo;
+  float z = x * x;
+  float sx = x + z * x * (S1 + z * (S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)))));
+  float rc = z * (C1 + z * (C2 + z * (C3 + z * (C4 + z * (C5 + z * C6)))));
+  float hz = 0.5f * z;
+  float w = 1.0f - hz;
+  float cx = w + (((1.0f - w) - hz) + z * rc);
+  switch (n & 3) {
+  case 0:
+    *s = sx;
+    *c = cx;
+    break;
+  case 1:
+    *s = cx;
+    *c = -sx;
+    break;
+  case 2:
+    *s = -sx;
+    *c = -cx;
+    break;
+  default:
+    *s = -cx;
+    *c = sx;
+    break;
+  }
+}
+/* (0, 1] from the top 24 bits of a word, exact in float. */
+CUARR_RNG_FN float cuarr_rng_open_unit_f32(cuarr_rng_u32 w) {
+  return (float)((w >> 8) + 1u) * 5.9604644775390625e-08f;
+}
+
 /* Box-Muller: two standard normals from u1 in (0, 1] and u2 in [0, 1). */
 CUARR_RNG_FN void cuarr_rng_box_muller(double u1, double u2, double *z0, double *z1) {
   double radius = cuarr_rng_sqrt(-2.0 * cuarr_rng_log(u1));
@@ -234,13 +325,16 @@ CUARR_RNG_FN void cuarr_rng_normal_f32(cuarr_rng_u64 seed, cuarr_rng_u64 ctr, cu
                                        double loc, double scale, float out[4]) {
   cuarr_rng_u32 w[4];
   cuarr_rng_block(seed, ctr, b, 0, w);
-  double z[4];
-  cuarr_rng_box_muller(cuarr_rng_open_unit_32(w[0]), (double)w[1] * 2.3283064365386963e-10, &z[0],
-                       &z[1]);
-  cuarr_rng_box_muller(cuarr_rng_open_unit_32(w[2]), (double)w[3] * 2.3283064365386963e-10, &z[2],
-                       &z[3]);
+  float z[4];
+  for (int p = 0; p < 4; p += 2) {
+    float radius = cuarr_rng_sqrtf(-2.0f * cuarr_rng_logf(cuarr_rng_open_unit_f32(w[p])));
+    float sn, cs;
+    cuarr_rng_sincos_2pi_f(cuarr_rng_unit_f32(w[p + 1]), &sn, &cs);
+    z[p] = radius * cs;
+    z[p + 1] = radius * sn;
+  }
   for (int k = 0; k < 4; k++)
-    out[k] = (float)(loc + scale * z[k]);
+    out[k] = (float)(loc + scale * (double)z[k]);
 }
 CUARR_RNG_FN void cuarr_rng_normal_f64(cuarr_rng_u64 seed, cuarr_rng_u64 ctr, cuarr_rng_u64 b,
                                        double loc, double scale, double out[2]) {
@@ -258,7 +352,7 @@ CUARR_RNG_FN void cuarr_rng_exponential_f32(cuarr_rng_u64 seed, cuarr_rng_u64 ct
   cuarr_rng_u32 w[4];
   cuarr_rng_block(seed, ctr, b, 0, w);
   for (int k = 0; k < 4; k++)
-    out[k] = (float)((0.0 - cuarr_rng_log(cuarr_rng_open_unit_32(w[k]))) * scale);
+    out[k] = (float)((double)(0.0f - cuarr_rng_logf(cuarr_rng_open_unit_f32(w[k]))) * scale);
 }
 CUARR_RNG_FN void cuarr_rng_exponential_f64(cuarr_rng_u64 seed, cuarr_rng_u64 ctr, cuarr_rng_u64 b,
                                             double scale, double unused, double out[2]) {

@@ -27,6 +27,18 @@ local int_limits = {
 local int_width = { int8 = 1, uint8 = 1, int16 = 2, uint16 = 2, int32 = 4, uint32 = 4, int64 = 8,
                     uint64 = 8 }
 
+-- The device kernel of each (distribution, dtype).
+local kernel_names = { integers = {} }
+for _, dist in ipairs { "uniform", "normal", "exponential" } do
+  kernel_names[dist] = {}
+  for _, dtype in ipairs { "float32", "float64" } do
+    kernel_names[dist][dtype] = "cuarr_random_" .. dist .. "_" .. dtype
+  end
+end
+for dtype, width in pairs(int_width) do
+  kernel_names.integers[dtype] = "cuarr_random_integers_" .. width
+end
+
 return function(M, cpu, core)
   local raise = core.raise
   local ndarray = core.metatables.ndarray
@@ -131,17 +143,24 @@ return function(M, cpu, core)
   local function namespace(xp, on_device)
     local R = {}
 
-    -- The device program, compiled once per device, and each device's grid limit.
-    local modules, grid_limit = {}, {}
+    -- The device program, compiled once per device, its kernels looked up once (a lookup reads
+    -- the kernel's parameters), and each device's grid limit.
+    local modules, kernels, grid_limit = {}, {}, {}
     local function kernel(name)
       local dev = M.get_device_id()
       local mod = modules[dev]
       if not mod then
         mod = M.RawModule { code = core.random_program(), options = { "-fmad=false" } }
         modules[dev] = mod
+        kernels[dev] = {}
         grid_limit[dev] = M.Device(dev).properties.multiprocessors * BLOCKS_PER_SM
       end
-      return mod:get_function(name), grid_limit[dev]
+      local k = kernels[dev][name]
+      if not k then
+        k = mod:get_function(name)
+        kernels[dev][name] = k
+      end
+      return k, grid_limit[dev]
     end
 
     local function check_out(out, fn, dtypes, what)
@@ -152,23 +171,26 @@ return function(M, cpu, core)
         raise("TypeError", fn .. ": out must be a " .. (on_device and "device" or "host")
           .. " array")
       end
-      if not dtypes[out.dtype] then
-        raise("TypeError", fn .. ": out's dtype " .. out.dtype .. " is not " .. what)
+      local dtype = out.dtype
+      if not dtypes[dtype] then
+        raise("TypeError", fn .. ": out's dtype " .. dtype .. " is not " .. what)
       end
+      return dtype
     end
 
     -- Fill `target` (a device or host array) with the draw and advance the state.
     local function fill(state, target, dist, a, b, low, m)
-      local n = target.size
-      local per = core.random_per_block(dist, target.dtype, m)
+      local n, dtype = target.size, target.dtype
+      local per = core.random_per_block(dist, dtype, m)
       local blocks = (n + per - 1) // per
       if n > 0 then
+        local on_host = target.device == "cpu"
         local dense = target
-        if not target.flags.c_contiguous then dense = xp.empty(target.shape, target.dtype) end
-        if target.device ~= "cpu" then
-          local name = dist == "integers" and "cuarr_random_integers_" .. int_width[dense.dtype]
-            or "cuarr_random_" .. dist .. "_" .. dense.dtype
-          local k, limit = kernel(name)
+        if not target:is_c_contiguous() then
+          dense = (on_host and cpu or M).empty(target.shape, dtype)
+        end
+        if not on_host then
+          local k, limit = kernel(kernel_names[dist][dtype])
           local grid = math.max(1, math.min(limit, (blocks + BLOCK_THREADS - 1) // BLOCK_THREADS))
           if dist == "integers" then
             k(grid, BLOCK_THREADS, { dense, n, state.seed, state.counter, low, m })
@@ -189,9 +211,9 @@ return function(M, cpu, core)
       local shape = check_size(size, fn)
       dtype = check_dtype(dtype, dtypes, nil, fn, what)
       if out ~= nil then
-        check_out(out, fn, dtypes, what)
-        if dtype and dtype ~= out.dtype then
-          raise("TypeError", fn .. ": out's dtype " .. out.dtype .. " is not " .. dtype)
+        local out_dtype = check_out(out, fn, dtypes, what)
+        if dtype and dtype ~= out_dtype then
+          raise("TypeError", fn .. ": out's dtype " .. out_dtype .. " is not " .. dtype)
         end
         if shape then
           local same = #shape == out.ndim
