@@ -33,6 +33,8 @@ describe("cuarr.cpu.random refuses", function()
     { "a negative scale for exponential", "ValueError", r.exponential, -2, 3 },
     { "an infinite bound for uniform", "ValueError", r.uniform, 0, math.huge, 3 },
     { "a string loc", "TypeError", r.normal, "0", 1, 3 },
+    { "a uniform range that overflows", "ValueError", r.uniform, -1e308, 1e308, 3 },
+    { "a table in a size", "TypeError", r.random, { 2, {} } },
     { "an unknown option", "ValueError", r.random, 3, nil, { outt = 1 } },
     { "options that are not a table", "TypeError", r.random, 3, nil, 5 },
     { "an out that is not an array", "TypeError", r.random, nil, nil, { out = {} } },
@@ -73,6 +75,11 @@ describe("cuarr.cpu.random refuses", function()
   it("an out that is a device array for cuarr.cpu.random, a host one for cuarr.random", function()
     H.raises("TypeError", cuarr.random.random, nil, nil, { out = cuarr.cpu.empty(3) })
     H.raises("TypeError", cuarr.random.permutation, cuarr.cpu.arange(3))
+  end)
+
+  it("a Generator printed as something else, and Generators print their seed", function()
+    H.raises("TypeError", r.Generator.__tostring, 5)
+    assert.matches("seed=7", tostring(r.default_rng(7)))
   end)
 
   it("a refused call leaves out unchanged", function()

@@ -77,15 +77,16 @@ return function(M, cpu, core)
     if type(size) == "number" then
       shape = { size }
     elseif type(size) == "table" and not is_array(size) then
+      -- read raw: a size is a plain sequence, and a hostile __len or __index cannot run
       shape = {}
-      for i = 1, #size do shape[i] = size[i] end
+      for i = 1, rawlen(size) do shape[i] = rawget(size, i) end
     else
       raise("TypeError", fn .. ": size must be a number or a table of numbers, got " .. type(size))
     end
     for i, d in ipairs(shape) do
       if type(d) ~= "number" or math.tointeger(d) == nil then
-        raise("TypeError", fn .. ": size entries must be integers, got " .. tostring(d)
-          .. " at position " .. i)
+        raise("TypeError", fn .. ": size entries must be integers, got "
+          .. (type(d) == "number" and tostring(d) or type(d)) .. " at position " .. i)
       end
       if d < 0 then
         raise("ValueError", fn .. ": negative dimensions are not allowed (" .. tostring(d)
@@ -136,7 +137,7 @@ return function(M, cpu, core)
       raise("TypeError", fn .. ": options must be a table, got " .. type(opts))
     end
     core.check_options(opts, fn, { "out" })
-    return opts.out
+    return rawget(opts, "out")
   end
 
   -- One namespace: on_device = true for cuarr.random (device arrays), false for cuarr.cpu.random.
@@ -306,6 +307,9 @@ return function(M, cpu, core)
     function methods.uniform(state, low, high, size, dtype, opts)
       low = check_number(low, 0.0, "uniform", "low")
       high = check_number(high, 1.0, "uniform", "high")
+      if high - low == math.huge or high - low == -math.huge then
+        raise("ValueError", "uniform: high - low overflows")
+      end
       return floats(state, "uniform", size, dtype, opts, "uniform", low, high - low)
     end
 
@@ -371,12 +375,12 @@ return function(M, cpu, core)
       if p ~= nil then
         local probs = p
         if is_array(p) then probs = (p.device == "cpu" and p or p:get()):totable() end
-        if type(probs) ~= "table" or #probs ~= n then
+        if type(probs) ~= "table" or rawlen(probs) ~= n then
           raise("ValueError", "choice: p must be a sequence of " .. n .. " probabilities")
         end
         local cdf, total = {}, 0.0
         for i = 1, n do
-          local q = probs[i]
+          local q = rawget(probs, i)
           if type(q) ~= "number" or q ~= q or q < 0 then
             raise("ValueError", "choice: probabilities must be non-negative numbers")
           end
@@ -401,7 +405,7 @@ return function(M, cpu, core)
             local mid = (lo + hi) // 2
             if cdf[mid] > x then hi = mid else lo = mid + 1 end
           end
-          while probs[lo] == 0 and lo > 1 do lo = lo - 1 end
+          while rawget(probs, lo) == 0 and lo > 1 do lo = lo - 1 end
           picks[i] = lo - 1
         end
         rows = cpu.asarray(picks, "int64")
@@ -450,6 +454,7 @@ return function(M, cpu, core)
       end
     end
     Generator.__tostring = function(g)
+      check_generator(g)
       return "Generator(Philox4x32-10, seed=" .. g.seed .. ")"
     end
 

@@ -11,11 +11,22 @@
 
 static const char *const DISTS[] = {"uniform", "normal", "exponential", "integers", NULL};
 
+/* A distribution's name (a cuarr error, not luaL_checkoption's plain string, for anything
+ * else). */
+static cuarr_random_dist check_dist(lua_State *L, int idx) {
+  const char *name = cuarr_lua_check_string(L, idx, "distribution");
+  for (int i = 0; DISTS[i]; i++)
+    if (!strcmp(name, DISTS[i]))
+      return (cuarr_random_dist)i;
+  cuarr_lua_error(L, CUARR_VALUE_ERROR, "unknown distribution '%s'", name);
+  return CUARR_RANDOM_UNIFORM;
+}
+
 /* The draw described by arguments idx.. : dist, seed, counter, a, b, low, m (integers are
  * 64-bit words: Lua's wrapping integers). */
 static cuarr_random_draw check_draw(lua_State *L, int idx) {
   cuarr_random_draw d;
-  d.dist = (cuarr_random_dist)luaL_checkoption(L, idx, NULL, DISTS);
+  d.dist = check_dist(L, idx);
   d.seed = (uint64_t)cuarr_lua_check_integer(L, idx + 1, "seed");
   d.counter = (uint64_t)cuarr_lua_check_integer(L, idx + 2, "counter");
   d.a = cuarr_lua_check_number(L, idx + 3, "a");
@@ -36,7 +47,7 @@ static int l_random_fill_host(lua_State *L) {
 /* random_per_block(dist, dtype, m): values per Philox block of such a draw. */
 static int l_random_per_block(lua_State *L) {
   cuarr_random_draw d = {0};
-  d.dist = (cuarr_random_dist)luaL_checkoption(L, 1, NULL, DISTS);
+  d.dist = check_dist(L, 1);
   cuarr_dtype dtype = cuarr_lua_check_dtype(L, 2);
   d.m = (uint64_t)cuarr_lua_check_integer(L, 3, "m");
   lua_pushinteger(L, cuarr_random_per_block(&d, dtype));

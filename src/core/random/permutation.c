@@ -52,7 +52,7 @@ cuarr_status cuarr_random_take_rows_host(const cuarr_array *dst, const cuarr_arr
   for (int64_t i = 0; i < n; i++) {
     if (rows[i] < 0 || rows[i] >= src_rows)
       return cuarr_fail(CUARR_INDEX_ERROR, "take_rows: row %lld out of range", (long long)rows[i]);
-    memcpy(out + i * row_bytes, in + rows[i] * row_bytes, (size_t)row_bytes);
+    memmove(out + i * row_bytes, in + rows[i] * row_bytes, (size_t)row_bytes);
   }
   return CUARR_OK;
 }
