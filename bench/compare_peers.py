@@ -7,7 +7,8 @@ CUARR_FIGURES (default: $CUARR_BENCH_OUT) is the file bench/run.lua writes, one 
 line per figure; when it is readable the table shows cuarr's figure and cuarr/peer speed ratios
 beside the peers'.  A peer that is not installed, or whose GPU setup fails, is reported and
 skipped; a case that fails is reported and the others still run: the script exits 0.
-CUARR_BENCH_SUITES (comma-separated: transfers, elementwise, reduction, raw_kernels, graphs)
+CUARR_BENCH_SUITES (comma-separated: transfers, elementwise, reduction, raw_kernels, graphs,
+jit, random)
 picks suites as in run.lua.
 
 Each case is timed as run.lua times it (bench/timing.lua):
@@ -68,7 +69,7 @@ PER_OP_N = 1000
 N_SYNC_CALLS = 2000  # single synchronising calls timed, as ceilings.c's launch_sync_us
 N_SYNC_WARMUP = 100
 RK_N = 4096
-SUITES = ("transfers", "elementwise", "reduction", "raw_kernels", "graphs", "jit")
+SUITES = ("transfers", "elementwise", "reduction", "raw_kernels", "graphs", "jit", "random")
 # As in bench/raw_kernels.lua and bench/graphs.lua.
 RAW_N = 1000
 STACK_Z, STACK_Y, STACK_X = 4096, 512, 512
@@ -1110,6 +1111,11 @@ def cupy_cases(suites):
         from peer_jit import cupy_jit_cases
 
         cases.update(cupy_jit_cases(cp, ops, device_seconds, wall_per_op))
+    if "random" in suites:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from peer_random import cupy_random_cases
+
+        cases.update(cupy_random_cases(cp, ops, device_seconds))
     info = f"cupy {cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}"
     return info, cases, ops.release
 
@@ -1129,6 +1135,11 @@ def torch_cases(suites):
         cases.update(reduction_cases(ops))  # no ReductionKernel: those rows stay blank
     if "graphs" in suites:
         cases.update(torch_graph_cases(torch))  # no raw kernels: those rows stay blank
+    if "random" in suites:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from peer_random import torch_random_cases
+
+        cases.update(torch_random_cases(torch, ops, device_seconds))
     info = f"torch {torch.__version__}, {torch.cuda.get_device_name(0)}"
     return info, cases, ops.release
 

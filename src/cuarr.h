@@ -747,6 +747,39 @@ CUARR_API cuarr_status cuarr_raw_kernel_launch(cuarr_context *ctx, const cuarr_r
                                                const cuarr_raw_launch_config *config,
                                                const cuarr_raw_arg *args, int n_args);
 
+/* ---------------------------------------------------------------- random numbers */
+
+/* A draw from a Philox4x32-10 stream (kernels/include/philox.cuh): value i of the draw comes
+ * from block counter + i / per_block of the stream keyed by seed, so the host and the device
+ * give the same values for the same draw. */
+typedef enum cuarr_random_dist {
+  CUARR_RANDOM_UNIFORM,     /* a + b * [0, 1) */
+  CUARR_RANDOM_NORMAL,      /* a + b * N(0, 1) */
+  CUARR_RANDOM_EXPONENTIAL, /* a * Exp(1) */
+  CUARR_RANDOM_INTEGERS     /* low + [0, m], unbiased */
+} cuarr_random_dist;
+typedef struct cuarr_random_draw {
+  cuarr_random_dist dist;
+  uint64_t seed;    /* the Philox key */
+  uint64_t counter; /* the state's counter at the draw */
+  double a, b;      /* the float distributions' parameters */
+  uint64_t low, m;  /* the integers' range, wrapping: low + [0, m] */
+} cuarr_random_draw;
+/* Values per Philox block (4 or 2) of the draw into dtype. */
+CUARR_API int cuarr_random_per_block(const cuarr_random_draw *d, cuarr_dtype dtype);
+/* How far a draw of n values advances its state's counter. */
+CUARR_API uint64_t cuarr_random_blocks(const cuarr_random_draw *d, cuarr_dtype dtype, int64_t n);
+/* Fill a C-contiguous host array (float32/float64; integer dtypes for CUARR_RANDOM_INTEGERS,
+ * whose range must fit the dtype) with the draw's values. */
+CUARR_API cuarr_status cuarr_random_fill_host(const cuarr_random_draw *d, const cuarr_array *out);
+/* A permutation of 0 .. n-1 into perm (Fisher-Yates, step k from block counter + k); returns how
+ * far it advances the counter. */
+CUARR_API uint64_t cuarr_random_permutation_host(uint64_t seed, uint64_t counter, int64_t *perm,
+                                                 int64_t n);
+/* dst[i] = src[rows[i]] along the first axis, for C-contiguous host arrays of one dtype. */
+CUARR_API cuarr_status cuarr_random_take_rows_host(const cuarr_array *dst, const cuarr_array *src,
+                                                   const int64_t *rows, int64_t n);
+
 /* ---------------------------------------------------------------- diagnostics */
 
 /* The oldest warning the core queued on this thread (e.g. "the kernel cache directory ... is

@@ -14,7 +14,9 @@ local mt = core.metatables
 -- core's helpers for the front end stay out of the user's namespace.
 local internal = { metatables = true, cpu = true, raise = true, dead_array = true,
                    check_options = true, jit_call = true, jit_launcher = true,
-                   jit_compile = true }
+                   jit_compile = true, random_fill_host = true, random_per_block = true,
+                   random_program = true, random_permutation_host = true,
+                   random_take_rows_host = true }
 for name, value in pairs(core) do
   if not internal[name] then
     M[name] = value
@@ -189,6 +191,9 @@ M.profiler = require("cuarr.profiler")(M, core)
 require("cuarr.graph")(M, core.raise)
 -- cuarr.jit and cuarr.vectorize: kernels written in Lua (lua/cuarr/jit/).
 require("cuarr.jit")(M, core)
+
+-- cuarr.random and cuarr.cpu.random (lua/cuarr/random.lua).
+require("cuarr.random")(M, cpu, core)
 
 -- Error objects carry .kind and .message; this tells them from other errors.
 function M.is_error(e, kind)

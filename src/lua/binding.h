@@ -192,6 +192,7 @@ void cuarr_lua_open_ufuncs(lua_State *L, const cuarr_lua_module *m);      /* ufu
 void cuarr_lua_open_reductions(lua_State *L, const cuarr_lua_module *m);  /* reductions.c */
 void cuarr_lua_open_pinned(lua_State *L, const cuarr_lua_module *m);      /* pinned.c */
 void cuarr_lua_open_cuda_array_interface(lua_State *L, const cuarr_lua_module *m);
+void cuarr_lua_open_random(lua_State *L, const cuarr_lua_module *m); /* random.c */
 
 /* ---- cuda_array_interface.c */
 /* The field a.__cuda_array_interface__ of the array self (nil for a host array). */

@@ -45,6 +45,7 @@ static void (*const parts[])(lua_State *L, const cuarr_lua_module *m) = {
     cuarr_lua_open_reductions,
     cuarr_lua_open_pinned,
     cuarr_lua_open_cuda_array_interface,
+    cuarr_lua_open_random,
 };
 
 /* Wall-clock seconds (monotonic), for benchmarks and timeouts. */

@@ -125,6 +125,24 @@ local function jit_numba(n)
   end, release
 end
 
+-- cuarr.random: a Generator's draw into a given output (the per-call path of g:random(...)),
+-- and one that allocates its result.
+local function random_out(n)
+  local out = cuarr.empty(n, F32)
+  local g = cuarr.random.default_rng(1)
+  local opts = { out = out }
+  return function(n_ops)
+    for _ = 1, n_ops do g:random(nil, nil, opts) end
+  end, function() out:free() end
+end
+
+local function random_alloc(n)
+  local g = cuarr.random.default_rng(1)
+  return function(n_ops)
+    for _ = 1, n_ops do g:standard_normal(n, F32) end
+  end, function() end
+end
+
 -- For scale: one field read through the array's __index (what `a:sum` pays to find `sum`).
 local function field_size(n)
   local a = cuarr.empty(n, F32)
@@ -148,6 +166,10 @@ local CASES = {
   {name = "jit_call_n1000", label = "jit.rawkernel k(g, b, {...}) n=1000", make = jit_call,
    n = 1000},
   {name = "jit_numba_n1000", label = "jit.rawkernel k[{g, b}](...) n=1000", make = jit_numba,
+   n = 1000},
+  {name = "random_out_n1000", label = "g:random(nil, nil, {out=o}) n=1000", make = random_out,
+   n = 1000},
+  {name = "random_alloc_n1000", label = "g:standard_normal(n, f32) n=1000", make = random_alloc,
    n = 1000},
   {name = "field_size", label = "a.size (reference)", make = field_size, n = 1000},
 }
