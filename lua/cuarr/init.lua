@@ -13,7 +13,8 @@ local mt = core.metatables
 
 -- core's helpers for the front end stay out of the user's namespace.
 local internal = { metatables = true, cpu = true, raise = true, dead_array = true,
-                   check_options = true }
+                   check_options = true, ufunc_info = true, ufunc_resolve = true,
+                   fuse_key = true, ufunc_math_source = true, reduction_ops_source = true }
 for name, value in pairs(core) do
   if not internal[name] then
     M[name] = value
