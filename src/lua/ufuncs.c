@@ -275,11 +275,11 @@ static int l_ufunc_resolve(lua_State *L) {
   return 1;
 }
 
-/* core.fuse_key(...) -> key, places: the arguments' typing as one integer (four bits each: an
- * array's dtype + 1, 13 a Lua integer, 14 a Lua float) and where the arrays are (bit 0: one on
- * the host, bit 1: one on a device).  nil and the argument's index for anything else, nil and
- * -1 for more than 15 arguments.  A fused
- * function's every call computes it, so it is a loop of type tests, nothing more. */
+/* core.fuse_key(...) -> the arguments' typing and where their arrays are, as one integer: four
+ * bits per argument (an array's dtype + 1, 13 a Lua integer, 14 a Lua float), then two bits
+ * (1: an array on the host, 2: one on a device).  nil and the argument's index for anything
+ * else; nil and -1 for more than 15 arguments.  A fused function's every call computes it, so
+ * it is a loop of type tests, nothing more. */
 static int l_fuse_key(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   int n = lua_gettop(L);
@@ -305,9 +305,8 @@ static int l_fuse_key(lua_State *L) {
     }
     key = (lua_Integer)((lua_Unsigned)key << 4 | (lua_Unsigned)code);
   }
-  lua_pushinteger(L, key);
-  lua_pushinteger(L, places);
-  return 2;
+  lua_pushinteger(L, (lua_Integer)((lua_Unsigned)key << 2 | (lua_Unsigned)places));
+  return 1;
 }
 
 /* The array's operators and ufunc methods, then every ufunc in the module and in cuarr.cpu. */

@@ -26,7 +26,6 @@ local function launcher(n)
   end
   return launchers[n]
 end
-local function plain_launch(k, _, ...) return k(...) end
 
 -- The dtypes cuarr.sum and the like give (reduce.c's cuarr_reduce_resolve): sums and products
 -- of bool and integers widen to int64 (uint64 for unsigned) unless dtype says; float16
@@ -143,7 +142,6 @@ return function(M, core)
       local preamble = header .. core.ufunc_math_source
       entry.kernel = M.ElementwiseKernel(in_params, concat(outs, ", "), operation, name,
         { preamble = preamble })
-      entry.launch = plain_launch
       entry.source = preamble .. fmt("\n// in: %s\n// out: %s\n// operation:\n%s\n", in_params,
         concat(outs, ", "), operation)
       return entry
@@ -163,8 +161,6 @@ return function(M, core)
     if red.axis ~= nil or red.keepdims ~= nil then
       entry.opts = { axis = red.axis, keepdims = red.keepdims }
       entry.launch = launcher(#types)
-    else
-      entry.launch = plain_launch
     end
     entry.source = preamble .. fmt("\n// in: %s\n// out: %s y\n// map: %s\n// reduce: %s\n"
       .. "// post: %s\n", in_params, out, map_expr, REDUCE_EXPR[red.op], post)
@@ -202,34 +198,37 @@ return function(M, core)
     return entry
   end
 
-  local function slow_call(self, key, places, ...)
+  -- Everything but a repeated call of the last typing.
+  local function slow_call(self, key, bad, ...)
     if key == nil then
-      if places < 0 then
+      if bad < 0 then
         raise("TypeError", fmt("a fused function takes at most %d arguments", MAX_PARAMS))
       end
-      bad_argument(places, ...)
+      bad_argument(bad, ...)
     end
     -- No device array, or host and device arrays mixed: the Lua function as written.
-    if places ~= 2 then return self.fn(...) end
-    entry_for(self, key, ...)
-    return Fused.__call(self, ...)
+    if key & 3 ~= 2 then return self.fn(...) end
+    local entry = entry_for(self, key, ...)
+    local checks = entry.checks
+    if checks then
+      for _, c in ipairs(checks) do
+        local v = select(c.index, ...)
+        -- The unfused calls decide (uint8 + 300 raises, uint8 < 300 is true everywhere).
+        if v < c.lo or v > c.hi then return self.fn(...) end
+      end
+    end
+    local launch = entry.launch
+    if launch then return launch(entry.kernel, entry.opts, ...) end
+    -- A plain launch is the one the next call takes straight away when typed the same.
+    self.last_key, self.last_kernel = key, entry.kernel
+    return entry.kernel(...)
   end
 
+  -- The per-call path: the typing (one C call), and the kernel when it is the last one's.
   function Fused.__call(self, ...)
-    local key, places = fuse_key(...)
-    local entry = places == 2 and self.entries[key]
-    if entry then
-      local checks = entry.checks
-      if checks then
-        for _, c in ipairs(checks) do
-          local v = select(c.index, ...)
-          -- The unfused calls decide (uint8 + 300 raises, uint8 < 300 is true everywhere).
-          if v < c.lo or v > c.hi then return self.fn(...) end
-        end
-      end
-      return entry.launch(entry.kernel, entry.opts, ...)
-    end
-    return slow_call(self, key, places, ...)
+    local key, bad = fuse_key(...)
+    if key == self.last_key then return self.last_kernel(...) end
+    return slow_call(self, key, bad, ...)
   end
 
   -- The generated CUDA C for arguments like these (arrays, host or device, and numbers).
@@ -237,14 +236,14 @@ return function(M, core)
     if getmetatable(self) ~= Fused then
       raise("TypeError", "source_for: call it as f:source_for(...)")
     end
-    local key, places = fuse_key(...)
+    local key, bad = fuse_key(...)
     if key == nil then
-      if places < 0 then
+      if bad < 0 then
         raise("TypeError", fmt("a fused function takes at most %d arguments", MAX_PARAMS))
       end
-      bad_argument(places, ...)
+      bad_argument(bad, ...)
     end
-    if places == 0 then
+    if key & 3 == 0 then
       raise("TypeError", "source_for: give at least one array (its dtype types the kernel)")
     end
     return entry_for(self, key, ...).source
@@ -280,6 +279,6 @@ return function(M, core)
       host = load("return " .. fn, "=fused", "t", spec.env)()
     end
     return setmetatable({ fn = host, spec = spec, entries = {}, kernel_name = kernel_name,
-                          where = spec.chunk .. ":" .. spec.line }, Fused)
+                          where = spec.chunk .. ":" .. spec.line, last_key = false }, Fused)
   end
 end
