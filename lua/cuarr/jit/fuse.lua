@@ -193,8 +193,8 @@ return function(M, core)
       end
       entry = build(self, typing(...))
       self.entries[key] = entry
-      self.source = entry.source
     end
+    self.source = entry.source
     return entry
   end
 
@@ -219,8 +219,9 @@ return function(M, core)
     end
     local launch = entry.launch
     if launch then return launch(entry.kernel, entry.opts, ...) end
-    -- A plain launch is the one the next call takes straight away when typed the same.
-    self.last_key, self.last_kernel = key, entry.kernel
+    -- A plain launch (no opts, no checks) is the one the next call takes straight away when
+    -- typed the same.
+    if not checks then self.last_key, self.last_kernel = key, entry.kernel end
     return entry.kernel(...)
   end
 
