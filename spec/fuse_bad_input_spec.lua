@@ -122,6 +122,13 @@ describe("typing errors, as the unfused calls raise them, at the Lua line", func
       "max takes no dtype")
     fails_at("ValueError", function(x) return cuarr.sum(x, nil, { bogus = 1 }) end, "bogus")
   end)
+  it("a vectorized function with no signature for the dtypes, or no array", function()
+    local v = cuarr.vectorize({ "f4(f4)" }, function(a) return a * 2 end)
+    fails_at("TypeError", function(x) return v(x) end, "no signature takes %(float64%)", 0,
+      cuarr.cpu.array({ 1 }, "float64"))
+    fails_at("TypeError", function(x) return v(2) + x end, "at least one argument must be an array")
+    fails_at("TypeError", function(x) return v(x, x) end, "takes 1 argument, got 2")
+  end)
   it("a fused function called inside another with the wrong number of arguments", function()
     local inner = cuarr.fuse(function(a, b) return a + b end)
     fails_at("TypeError", function(x) return inner(x) end, "takes 2 arguments, got 1")

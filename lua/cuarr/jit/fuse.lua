@@ -47,6 +47,14 @@ local REDUCE_EXPR = { sum = "a + b", prod = "a * b", max = "cuarr_red_max(a, b)"
                       min = "cuarr_red_min(a, b)" }
 local IDENTITY = { sum = "0", prod = "1" }
 
+-- The vectorized functions a program calls: the translator's prelude once, at file scope
+-- (each translation's copy inside its namespace is then skipped by its include guard), and each
+-- one's translation in its namespace.
+local function vectorized(prog)
+  if #prog.vectorized == 0 then return "" end
+  return "\n" .. require("cuarr.jit.prelude") .. concat(prog.vectorized, "\n")
+end
+
 return function(M, core)
   local raise = core.raise
   local fuse_key = core.fuse_key
@@ -139,7 +147,7 @@ return function(M, core)
         body[#body + 1] = fmt("y%d = %s;", k, v.c)
       end
       local operation = concat(body, "\n")
-      local preamble = header .. core.ufunc_math_source
+      local preamble = header .. core.ufunc_math_source .. vectorized(prog)
       entry.kernel = M.ElementwiseKernel(in_params, concat(outs, ", "), operation, name,
         { preamble = preamble })
       entry.source = preamble .. fmt("\n// in: %s\n// out: %s\n// operation:\n%s\n", in_params,
@@ -149,7 +157,7 @@ return function(M, core)
     local red = result.reduction
     local acc, out = reduction_dtypes(red, fail)
     local v = red.value
-    local map = { header, core.ufunc_math_source, core.reduction_ops_source,
+    local map = { header, core.ufunc_math_source, core.reduction_ops_source, vectorized(prog),
       fmt("__device__ __forceinline__ %s cuarr_fused_map(%s) {", E.ctype(v.dtype), cparams) }
     for _, l in ipairs(lines) do map[#map + 1] = "  " .. l end
     map[#map + 1] = fmt("  return %s;\n}\n", v.c)

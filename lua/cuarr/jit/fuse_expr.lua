@@ -72,7 +72,8 @@ local Program = {}
 Program.__index = Program
 
 function E.program(ctx)
-  return setmetatable({ ctx = ctx, lines = {}, ntmp = 0, checks = {} }, Program)
+  return setmetatable({ ctx = ctx, lines = {}, ntmp = 0, checks = {}, vectorized = {},
+                        namespaces = {} }, Program)
 end
 
 -- A frame: one Lua function being walked (the fused function, or one inlined into it), with
@@ -340,6 +341,10 @@ function Frame:callee(node)
   local red = self.ctx.reductions[v]
   if red then return { kind = "reduction", op = red, name = name } end
   if self.ctx.is_fused(v) then return { kind = "fused", fused = v, name = name } end
+  local mt = getmetatable(v)
+  if type(mt) == "table" and mt.__name == "cuarr.vectorize" and mt.__signature_for then
+    return { kind = "vectorize", vectorized = v, name = name }
+  end
   if self.ctx.is_math(v) then return { kind = "math", fn = v, name = name } end
   if type(v) == "function" then
     self:fail(node, fmt("'%s' is a plain Lua function: a fused function calls ufuncs "
@@ -380,6 +385,8 @@ function Frame:call(node)
     return { { kind = "const", value = r } }
   elseif callee.kind == "fused" then
     return self.ctx.inline(self, node, callee.fused, values)
+  elseif callee.kind == "vectorize" then
+    return { self:vectorized(node, callee, values) }
   end
   local nin = select(2, self.ctx.core.ufunc_info(callee.ufunc))
   if #values ~= nin then
@@ -387,6 +394,64 @@ function Frame:call(node)
       callee.name, nin, nin == 1 and "" or "s", #values), "TypeError")
   end
   return { self:apply(node, callee.ufunc, callee.name, values) }
+end
+
+-- A cuarr.vectorize function called on values: its translation for the signature the call
+-- would choose, in a namespace of its own (two vectorized functions may name their device
+-- functions alike), the arguments converted to the signature's types as the call converts them.
+function Frame:vectorized(node, callee, values)
+  local v = callee.vectorized
+  local kinds, any_array = {}, false
+  for i, x in ipairs(values) do
+    if x.kind == "array" then
+      kinds[i] = x.dtype
+      any_array = true
+    elseif x.kind == "arg" then
+      kinds[i] = x.num
+    elseif type(x.value) == "number" then
+      kinds[i] = math.type(x.value) == "integer" and "int" or "float"
+    else
+      self:fail(node, fmt("%s: argument #%d is a boolean, not an array or a number",
+        callee.name, i), "TypeError")
+    end
+  end
+  if #values ~= v.nin then
+    self:fail(node, fmt("%s takes %d argument%s, got %d", callee.name, v.nin,
+      v.nin == 1 and "" or "s", #values), "TypeError")
+  end
+  if not any_array then
+    self:fail(node, fmt("%s: at least one argument must be an array", callee.name), "TypeError")
+  end
+  local sig = getmetatable(v).__signature_for(v, kinds)
+  if not sig then
+    self:fail(node, fmt("%s: no signature takes (%s)", callee.name, concat(kinds, ", ")),
+      "TypeError")
+  end
+  local prog = self.prog
+  local ns = prog.namespaces[sig]
+  if not ns then
+    ns = "cuarr_v" .. (#prog.vectorized + 1)
+    prog.namespaces[sig] = ns
+    prog.vectorized[#prog.vectorized + 1] = fmt("namespace %s {\n%s\n}  // namespace %s\n", ns,
+      sig.source, ns)
+  end
+  local args = {}
+  for i, x in ipairs(values) do
+    local want = E.ctype(sig.ins[i])
+    if x.kind == "array" and x.dtype == sig.ins[i] then args[i] = x.c
+    elseif x.kind == "const" then
+      args[i] = fmt("cuarr_cast<%s>(%s)", want, ir.number_literal(x.value))
+    else args[i] = fmt("cuarr_cast<%s>(%s)", want, x.c) end
+  end
+  prog.ntmp = prog.ntmp + 1
+  local t = "t" .. prog.ntmp
+  local inputs = {}
+  for _, x in ipairs(values) do inputs[#inputs + 1] = x end
+  prog.lines[#prog.lines + 1] = {
+    text = fmt("const %s %s = %s::%s(%s);  // %s:%d: %s", E.ctype(sig.out), t, ns, sig.cname,
+      concat(args, ", "), self.chunk, node.line or self.line, callee.name),
+    inputs = inputs }
+  return { kind = "array", dtype = sig.out, c = t, line = #prog.lines }
 end
 
 -- A reduction call as the function's result: {op =, value = the reduced expression, axis =,
