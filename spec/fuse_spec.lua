@@ -147,6 +147,20 @@ describe("cuarr.fuse's typing", function()
     assert.is_true(pcall(F.lt300.source_for, F.lt300, u8, 1))
   end)
 
+  it("types weak floats by the default float dtype of the call", function()
+    local f = cuarr.fuse(function(x) return x + 2.5 end)
+    local i32 = cuarr.cpu.array({ 1 }, "int32")
+    assert.matches("// out: float64 y1", f:source_for(i32))
+    cuarr.set_default_dtype("float32")
+    local ok, src = pcall(f.source_for, f, i32)
+    local unfused = (i32 + 2.5).dtype
+    cuarr.set_default_dtype("float64")
+    assert(ok, tostring(src))
+    assert.are.equal("float32", unfused)
+    assert.matches("// out: float32 y1", src)
+    assert.matches("// out: float64 y1", f:source_for(i32))
+  end)
+
   it("names the Lua function and the kernel, and uses the ufuncs' own scalar functions",
      function()
     local f32 = cuarr.cpu.array({ 1, 2 }, "float32")
@@ -248,6 +262,11 @@ for _, d in ipairs { "bool", "int8", "uint32", "float32", "float64" } do
   same_shape(withvec(a, a:astype("float32")), withvec.fn(a, a:astype("float32")),
     "withvec float32 " .. d)
 end
+-- A reduction taking a Lua number, beside an array it does not read.
+local scaled = cuarr.fuse(function(x, s, y) return cuarr.sum(x * s, 1) end)
+local x2 = cuarr.arange(12, "float32"):reshape(3, 4)
+same_shape(scaled(x2, 2.5, cuarr.arange(5, "int8")), cuarr.sum(x2 * 2.5, 1), "scaled")
+same_shape(scaled(x2, 2, x2), cuarr.sum(x2 * 2, 1), "scaled by an integer")
 -- No signature of add1 takes int64: the unfused TypeError.
 local okv, ev = pcall(withvec, cuarr.arange(3, "int64"), cuarr.arange(3, "int64"))
 assert(not okv and cuarr.is_error(ev, "TypeError") and ev.message:find("no signature"), tostring(ev))

@@ -276,10 +276,10 @@ static int l_ufunc_resolve(lua_State *L) {
 }
 
 /* core.fuse_key(...) -> the arguments' typing and where their arrays are, as one integer: four
- * bits per argument (an array's dtype + 1, 13 a Lua integer, 14 a Lua float), then two bits
- * (1: an array on the host, 2: one on a device).  nil and the argument's index for anything
- * else; nil and -1 for more than 15 arguments.  A fused function's every call computes it, so
- * it is a loop of type tests, nothing more. */
+ * bits per argument (an array's dtype + 1, 13 a Lua integer, 14 a Lua float), two bits for
+ * the default float dtype, then two bits (1: an array on the host, 2: one on a device).  nil and
+ * the argument's index for anything else; nil and -1 for more than 15 arguments.  A fused
+ * function's every call computes it, so it is a loop of type tests, nothing more. */
 static int l_fuse_key(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   int n = lua_gettop(L);
@@ -305,7 +305,12 @@ static int l_fuse_key(lua_State *L) {
     }
     key = (lua_Integer)((lua_Unsigned)key << 4 | (lua_Unsigned)code);
   }
-  lua_pushinteger(L, (lua_Integer)((lua_Unsigned)key << 2 | (lua_Unsigned)places));
+  /* The default float dtype types weak floats: a kernel typed under another is another. */
+  lua_Unsigned float_code = S->default_float == CUARR_FLOAT64   ? 0
+                            : S->default_float == CUARR_FLOAT32 ? 1
+                                                                : 2;
+  key = (lua_Integer)(((lua_Unsigned)key << 2 | float_code) << 2 | (lua_Unsigned)places);
+  lua_pushinteger(L, key);
   return 1;
 }
 
