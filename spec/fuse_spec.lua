@@ -7,7 +7,7 @@ local H = require("spec.helper").bind(_ENV)
 local child = require "spec.support.child"
 local cuarr = H.cuarr
 
--- The functions the specs fuse, in a chunk that the stand-in children and the GPU specs load
+-- The functions the specs fuse (the issue's three exactly as written there), in a chunk that the stand-in children and the GPU specs load
 -- too (so each is defined at one place).
 local FUNCS = [[
 local ec = cuarr.fuse(function(x, y, z) return cuarr.sin(x) + cuarr.cos(y) / cuarr.sqrt(z) end)
@@ -18,7 +18,9 @@ local arith = cuarr.fuse(function(x, y)
   local t = x * 2 + y // K
   return t - x % (y + 1) + (-x) ^ 2
 end)
-local mixed = cuarr.fuse(function(x, y, s) return cuarr.maximum(x, y) * s - cuarr.minimum(x, 1.5) end)
+local mixed = cuarr.fuse(function(x, y, s)
+  return cuarr.maximum(x, y) * s - cuarr.minimum(x, 1.5)
+end)
 local cmp = cuarr.fuse(function(x, y)
   return cuarr.logical_and(cuarr.less(x, y), cuarr.greater_equal(x, 2))
 end)
@@ -269,7 +271,8 @@ same_shape(scaled(x2, 2.5, cuarr.arange(5, "int8")), cuarr.sum(x2 * 2.5, 1), "sc
 same_shape(scaled(x2, 2, x2), cuarr.sum(x2 * 2, 1), "scaled by an integer")
 -- No signature of add1 takes int64: the unfused TypeError.
 local okv, ev = pcall(withvec, cuarr.arange(3, "int64"), cuarr.arange(3, "int64"))
-assert(not okv and cuarr.is_error(ev, "TypeError") and ev.message:find("no signature"), tostring(ev))
+assert(not okv and cuarr.is_error(ev, "TypeError") and ev.message:find("no signature"),
+  tostring(ev))
 local u8 = cuarr.arange(5, "uint8")
 local r1, r2 = lt300(u8, 7)
 same_shape(r1, cuarr.less(u8, 7), "lt300")
