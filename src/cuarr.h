@@ -488,6 +488,22 @@ CUARR_API cuarr_status cuarr_ufunc_resolve(const cuarr_ufunc *u, const cuarr_ope
                                            cuarr_dtype weak_float_dtype, cuarr_dtype *compute,
                                            cuarr_dtype *out_dtype);
 
+/* A call resolved to its loop, for code generators that compute a ufunc inside a kernel of
+ * their own (cuarr.fuse): each input's dtype in the loop (the comparisons' int64 x uint64 loops
+ * take two), the output's dtype, the loop's scalar function in kernels/include/ufunc_math.cuh
+ * (`cuarr_uf_less_equal_uint8`: the ufunc may differ from u where a weak integer out of range
+ * decides a comparison, uint8 < 300 running as uint8 <= 255) and the scalar inputs converted
+ * (and clamped) to their loop dtypes.  The same errors as cuarr_ufunc_resolve. */
+typedef struct cuarr_ufunc_loop {
+  cuarr_dtype in[3];
+  cuarr_dtype out;
+  const char *function;
+  cuarr_scalar scalar[3];
+} cuarr_ufunc_loop;
+CUARR_API cuarr_status cuarr_ufunc_resolve_loop(const cuarr_ufunc *u, const cuarr_operand *in,
+                                                cuarr_dtype weak_float_dtype,
+                                                cuarr_ufunc_loop *loop);
+
 /* out = u(in...), broadcasting the inputs.  Every array must be on `device` (CUARR_HOST: host
  * loops, else a kernel on ctx's stream).  *out is either given or allocated here (out->buf ==
  * NULL on entry).  A given output's shape must be the broadcast shape (it is never stretched),

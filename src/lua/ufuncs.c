@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "binding.h"
+#include "kernel_sources.h"
 
 #define UP_UFUNC lua_upvalueindex(2)
 #define UP_HOST lua_upvalueindex(3)
@@ -191,6 +192,128 @@ static void set_array_ufuncs(lua_State *L, int state_idx, int mt_idx) {
   }
 }
 
+/* ---- for cuarr.fuse (lua/cuarr/jit/fuse*.lua), which computes ufuncs inside a kernel of its
+ * own and must type each operation as a real call would: internal functions on `core`. */
+
+/* The ufunc behind a Lua value: a ufunc's closure (cuarr.sin, cuarr.cpu.add, a:add), else NULL. */
+static const cuarr_ufunc *ufunc_of(lua_State *L, int idx) {
+  if (lua_tocfunction(L, idx) != ufunc_call || !lua_getupvalue(L, idx, 2))
+    return NULL;
+  const cuarr_ufunc *u = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return u;
+}
+
+/* core.ufunc_info(v) -> name, nin when v is a ufunc; nothing otherwise. */
+static int l_ufunc_info(lua_State *L) {
+  const cuarr_ufunc *u = ufunc_of(L, 1);
+  if (!u)
+    return 0;
+  lua_pushstring(L, cuarr_ufunc_name(u));
+  lua_pushinteger(L, cuarr_ufunc_nin(u));
+  return 2;
+}
+
+static void push_scalar(lua_State *L, cuarr_scalar s) {
+  if (s.dtype == CUARR_BOOL)
+    lua_pushboolean(L, s.v.b);
+  else if (cuarr_dtype_is_float(s.dtype))
+    lua_pushnumber(L, s.v.f);
+  else /* an unsigned value above the int64 range keeps its bits */
+    lua_pushinteger(L, (lua_Integer)s.v.i);
+}
+
+/* core.ufunc_resolve(ufunc, operands) -> {ins = {dtype...}, out = dtype, fn = "cuarr_uf_add_int32",
+ * scalars = {[i] = the weak scalar i converted to its loop dtype}}.  operands[i] is a dtype name
+ * (an array of that dtype) or a Lua number or boolean (weak).  The errors of a real call. */
+static int l_ufunc_resolve(lua_State *L) {
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  const cuarr_ufunc *u = ufunc_of(L, 1);
+  if (!u)
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "ufunc_resolve: argument #1 must be a ufunc");
+  luaL_checktype(L, 2, LUA_TTABLE);
+  int nin = cuarr_ufunc_nin(u);
+  cuarr_operand in[3];
+  for (int i = 0; i < nin; i++) {
+    lua_geti(L, 2, i + 1);
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      in[i].array = NULL; /* a strong operand: only its dtype matters */
+      in[i].weak = false;
+      in[i].scalar = (cuarr_scalar){.dtype = cuarr_lua_check_dtype(L, -1)};
+    } else {
+      in[i].array = NULL;
+      in[i].weak = true;
+      if (!cuarr_lua_to_scalar(L, -1, &in[i].scalar))
+        return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                               "ufunc_resolve: operand %d must be a dtype "
+                               "name or a number",
+                               i + 1);
+    }
+    lua_pop(L, 1);
+  }
+  cuarr_ufunc_loop loop;
+  CUARR_LUA_TRY(L, cuarr_ufunc_resolve_loop(u, in, S->default_float, &loop));
+  lua_createtable(L, 0, 4);
+  lua_createtable(L, nin, 0);
+  for (int i = 0; i < nin; i++) {
+    lua_pushstring(L, cuarr_dtype_name(loop.in[i]));
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "ins");
+  lua_pushstring(L, cuarr_dtype_name(loop.out));
+  lua_setfield(L, -2, "out");
+  lua_pushstring(L, loop.function);
+  lua_setfield(L, -2, "fn");
+  lua_createtable(L, nin, 0);
+  for (int i = 0; i < nin; i++) {
+    if (!in[i].weak)
+      continue;
+    push_scalar(L, loop.scalar[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "scalars");
+  return 1;
+}
+
+/* core.fuse_key(...) -> the arguments' typing and where their arrays are, as one integer: four
+ * bits per argument (an array's dtype + 1, 13 a Lua integer, 14 a Lua float), two bits for
+ * the default float dtype, then two bits (1: an array on the host, 2: one on a device).  nil and
+ * the argument's index for anything else; nil and -1 for more than 15 arguments.  A fused
+ * function's every call computes it, so it is a loop of type tests, nothing more. */
+static int l_fuse_key(lua_State *L) {
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  int n = lua_gettop(L);
+  if (n > 15) { /* the key would not fit */
+    lua_pushnil(L);
+    lua_pushinteger(L, -1);
+    return 2;
+  }
+  lua_Integer key = 0;
+  int places = 0;
+  for (int i = 1; i <= n; i++) {
+    int code;
+    cuarr_array *a = lua_type(L, i) == LUA_TUSERDATA ? cuarr_lua_to_array_in(L, S, i) : NULL;
+    if (a) {
+      code = (int)a->dtype + 1;
+      places |= cuarr_array_device(a) == CUARR_HOST ? 1 : 2;
+    } else if (lua_type(L, i) == LUA_TNUMBER) {
+      code = lua_isinteger(L, i) ? 13 : 14;
+    } else {
+      lua_pushnil(L);
+      lua_pushinteger(L, i);
+      return 2;
+    }
+    key = (lua_Integer)((lua_Unsigned)key << 4 | (lua_Unsigned)code);
+  }
+  /* The default float dtype types weak floats: a kernel typed under another is another. */
+  lua_Unsigned float_code = S->default_float == CUARR_FLOAT64   ? 0
+                            : S->default_float == CUARR_FLOAT32 ? 1
+                                                                : 2;
+  key = (lua_Integer)(((lua_Unsigned)key << 2 | float_code) << 2 | (lua_Unsigned)places);
+  lua_pushinteger(L, key);
+  return 1;
+}
+
 /* The array's operators and ufunc methods, then every ufunc in the module and in cuarr.cpu. */
 void cuarr_lua_open_ufuncs(lua_State *L, const cuarr_lua_module *m) {
   luaL_getmetatable(L, CUARR_LUA_ARRAY_MT);
@@ -201,4 +324,15 @@ void cuarr_lua_open_ufuncs(lua_State *L, const cuarr_lua_module *m) {
   lua_pushvalue(L, m->cpu);
   set_ufuncs(L, m->state, true);
   lua_pop(L, 2);
+  static const luaL_Reg internal[] = {{"ufunc_info", l_ufunc_info},
+                                      {"ufunc_resolve", l_ufunc_resolve},
+                                      {"fuse_key", l_fuse_key},
+                                      {NULL, NULL}};
+  cuarr_lua_set_functions(L, m, m->functions, internal);
+  /* The scalar functions' source, the preamble of a fused kernel as of the ufuncs' own, and
+   * the NaN-aware max/min a fused max/min reduction folds with. */
+  lua_pushstring(L, cuarr_kernel_source_ufunc_math_cuh);
+  lua_setfield(L, m->functions, "ufunc_math_source");
+  lua_pushstring(L, cuarr_kernel_source_reduction_ops_cuh);
+  lua_setfield(L, m->functions, "reduction_ops_source");
 }

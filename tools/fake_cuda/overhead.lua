@@ -72,6 +72,26 @@ local function ewk_out(n)
   end, release
 end
 
+-- The same kernel allocating its output: what a fused function's call builds on.
+local function ewk_alloc(n)
+  local a, b, _, release = operands(n)
+  local k = cuarr.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = (x - y) * (x - y)",
+                                    "fake_overhead_squared_diff")
+  return function(n_ops)
+    for _ = 1, n_ops do k(a, b) end
+  end, release
+end
+
+-- A fused function (cuarr.fuse): its typing computed, its kernel found, an ElementwiseKernel
+-- call allocating the output.
+local function fuse_call(n)
+  local a, b, _, release = operands(n)
+  local squared_diff = cuarr.fuse(function(x, y) return (x - y) * (x - y) end)
+  return function(n_ops)
+    for _ = 1, n_ops do squared_diff(a, b) end
+  end, release
+end
+
 -- The floor a user can reach from Lua: a RawKernel over n elements, its arguments checked
 -- against the parameter list and converted, in CuPy's call style or through a Numba-style
 -- launcher made once.
@@ -161,6 +181,8 @@ local CASES = {
   {name = "sum_alloc_n1000", label = "a:sum()             n=1000", make = sum_alloc, n = 1000},
   {name = "sum_item_n1000", label = "a:sum():item()      n=1000", make = sum_item, n = 1000},
   {name = "ewk_out_n1000", label = "EWK k(a, b, c)      n=1000", make = ewk_out, n = 1000},
+  {name = "ewk_alloc_n1000", label = "EWK k(a, b)         n=1000", make = ewk_alloc, n = 1000},
+  {name = "fuse_call_n1000", label = "fused f(a, b)       n=1000", make = fuse_call, n = 1000},
   {name = "raw_call_n1000", label = "RawKernel k(g, b, {...}) n=1000", make = raw_call, n = 1000},
   {name = "raw_numba_n1000", label = "RawKernel k[{g, b}](...) n=1000", make = raw_numba, n = 1000},
   {name = "jit_call_n1000", label = "jit.rawkernel k(g, b, {...}) n=1000", make = jit_call,

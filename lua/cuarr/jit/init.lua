@@ -74,4 +74,5 @@ return function(M, core)
   M.jit = jit
   M.vectorize = require("cuarr.jit.vectorize")(M, core, jit)
   require("cuarr.jit.rawkernel")(M, core, jit)
+  M.fuse = require("cuarr.jit.fuse")(M, core)
 end

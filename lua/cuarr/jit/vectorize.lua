@@ -85,6 +85,24 @@ return function(M, core, jit)
     raise("TypeError", fmt("vectorize: no signature takes (%s)", concat(names, ", ")))
   end
 
+  -- For cuarr.fuse, which calls a vectorized function's translation inside its own kernel: the
+  -- signature a call would use, from each argument's dtype ("int" or "float" for a Lua
+  -- number); nil when none takes them.  A metatable field, out of the way of users.
+  function Ufunc.__signature_for(self, kinds)
+    for _, sig in ipairs(self.signatures) do
+      local ok = #kinds == #sig.ins
+      for i, kind in ipairs(kinds) do
+        local want = sig.ins[i]
+        if kind == "float" then ok = Ty.is_float(want)
+        elseif kind == "int" then ok = Ty.is_number(want)
+        else ok = can_cast(kind, want) end
+        if not ok then break end
+      end
+      if ok then return sig end
+    end
+    return nil
+  end
+
   local function kernel(sig)
     if sig.kernel then return sig.kernel end
     local params, names = {}, {}

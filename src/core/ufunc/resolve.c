@@ -340,3 +340,18 @@ cuarr_status cuarr_ufunc_resolve(const cuarr_ufunc *u, const cuarr_operand *in,
   *out_dtype = r.out;
   return CUARR_OK;
 }
+
+cuarr_status cuarr_ufunc_resolve_loop(const cuarr_ufunc *u, const cuarr_operand *in,
+                                      cuarr_dtype weak_float_dtype, cuarr_ufunc_loop *loop) {
+  if (!u || !in || !loop)
+    return cuarr_fail(CUARR_VALUE_ERROR, "cuarr_ufunc_resolve_loop: no ufunc, inputs or loop");
+  cuarr_uf_resolved r;
+  CUARR_TRY(cuarr_uf_resolve(u, in, weak_float_dtype, &r));
+  for (int i = 0; i < 3; i++) {
+    loop->in[i] = i < u->nin ? r.in[i] : CUARR_BOOL;
+    loop->scalar[i] = i < u->nin && !in[i].array ? r.scalar[i] : (cuarr_scalar){0};
+  }
+  loop->out = r.out;
+  loop->function = r.device ? r.device->name : NULL;
+  return CUARR_OK;
+}
