@@ -63,7 +63,7 @@ describe("constructs a fused function does not translate", function()
     fails_at("CompileError", function(x) cuarr.sin(x) return x end, "dropped")
     fails_at("CompileError", function(x) local y = x + 1 end, "without returning")
   end)
-  it("arithmetic on Lua number arguments alone", function()
+  it("integer arithmetic on Lua number arguments alone", function()
     fails_at("CompileError", function(x, n) return x * (n + 1) end, "Lua number arguments alone",
       0, F32, 2)
   end)

@@ -39,12 +39,17 @@ local lt300 = cuarr.fuse(function(x, n) return cuarr.less(x, n), cuarr.less(x, 3
 local add1 = cuarr.vectorize({"int32(int32)", "f8(f8)"}, function(x) return x + 1 end)
 local twice = cuarr.vectorize({"f8(f8)"}, function(x) return x * 2 end)
 local withvec = cuarr.fuse(function(x, y) return add1(x) * y + twice(add1(y)) end)
+local SQRT_2PI = math.sqrt(2 * math.pi)
+local gauss = cuarr.fuse(function(x, mean, sigma)
+  return cuarr.exp(-0.5 * ((x - mean) / sigma) ^ 2) / (sigma * SQRT_2PI)
+end)
+local weak = cuarr.fuse(function(x, a, b) return x * (a / b) + a ^ 2 - (-(a * 0.5)) // b end)
 ]]
 
 local function load_funcs()
   local env = setmetatable({ cuarr = cuarr }, { __index = _G })
   local names = "ec, squared_diff, sumsq, arith, mixed, cmp, divide, inner, outer, rowsum, "
-    .. "colmax, prod64, minall, pick, lt300, withvec"
+    .. "colmax, prod64, minall, pick, lt300, withvec, gauss, weak"
   local chunk = assert(load(FUNCS .. "\nreturn {" .. names:gsub("(%w[%w_]*)", "%1 = %1") .. "}",
     nil, "t", env))
   return chunk()
@@ -256,6 +261,9 @@ for _, d in ipairs { "bool", "int8", "int16", "int32", "int64", "uint8", "uint16
     same_shape(divide(a, a), divide.fn(a, a), "divide " .. d)
     same_shape(prod64(a), prod64.fn(a), "prod64 " .. d)
     same_shape(minall(a, a), minall.fn(a, a), "minall " .. d)
+    same_shape(gauss(a, 1.0, 0.25), gauss.fn(a, 1.0, 0.25), "gauss " .. d)
+    same_shape(weak(a, 3, 2), weak.fn(a, 3, 2), "weak " .. d)
+    same_shape(weak(a, 2.5, -1.5), weak.fn(a, 2.5, -1.5), "weak float " .. d)
   end
 end
 for _, d in ipairs { "bool", "int8", "uint32", "float32", "float64" } do
@@ -397,6 +405,9 @@ describe("cuarr.fuse on the device", function()
           same_values(F.divide(x, y), F.divide.fn(x, y), "divide " .. what)
           same_values(F.mixed(x, y, 3), F.mixed.fn(x, y, 3), "mixed int " .. what)
           same_values(F.mixed(x, y, -0.75), F.mixed.fn(x, y, -0.75), "mixed float " .. what)
+          same_values(F.gauss(x, 1.0, 0.25), F.gauss.fn(x, 1.0, 0.25), "gauss " .. what)
+          same_values(F.weak(x, 3, 2), F.weak.fn(x, 3, 2), "weak " .. what)
+          same_values(F.weak(y, 2.5, -1.5), F.weak.fn(y, 2.5, -1.5), "weak float " .. what)
         end
       end
     end

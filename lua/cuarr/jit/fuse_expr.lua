@@ -170,7 +170,9 @@ function E.live(prog, values)
   local live, params = {}, {}
   local function mark(v)
     if v.kind == "array" and v.param then params[v.param] = true end
-    if v.kind == "arg" then params[v.index] = true end
+    if v.kind == "arg" then
+      for _, k in ipairs(v.indices or { v.index }) do params[k] = true end
+    end
     if v.line and not live[v.line] then
       live[v.line] = true
       for _, w in ipairs(prog.lines[v.line].inputs) do mark(w) end
@@ -246,6 +248,39 @@ function Frame:fold(node, op, values)
   return { kind = "const", value = r }
 end
 
+-- Float arithmetic on Lua number arguments (and constants) alone: a weak float, as Lua would
+-- compute it, evaluated in double precision in the kernel (`sigma * SQRT_2PI` with sigma passed
+-- at the call).  Integer results are left out: whether they fit the loop they meet is known
+-- only per call, which the per-call checks see for plain arguments alone.
+local WEAK_FLOAT_C = {
+  add = "(%s + %s)", sub = "(%s - %s)", mul = "(%s * %s)", div = "(%s / %s)",
+  pow = "pow(%s, %s)", idiv = "floor(%s / %s)", unm = "(-%s)",
+}
+
+function Frame:weak_arith(node, op, values)
+  local is_float = op == "div" or op == "pow"
+  local args, indices = {}, {}
+  for i, v in ipairs(values) do
+    if v.kind == "const" then
+      if type(v.value) ~= "number" then
+        self:fail(node, fmt("a boolean in arithmetic (%s)", op), "TypeError")
+      end
+      is_float = is_float or math.type(v.value) == "float"
+      args[i] = fmt("((double)%s)", ir.number_literal(v.value))
+    else
+      is_float = is_float or v.num == "float"
+      args[i] = fmt("((double)%s)", v.c)
+      for _, k in ipairs(v.indices or { v.index }) do indices[#indices + 1] = k end
+    end
+  end
+  if not (is_float and WEAK_FLOAT_C[op]) then
+    self:fail(node, "integer or bitwise arithmetic on Lua number arguments alone is plain Lua, "
+      .. "which a fused kernel does not compute: do it before the call, or pass an array")
+  end
+  return { kind = "arg", num = "float", c = fmt(WEAK_FLOAT_C[op], args[1], args[2]),
+           indices = indices }
+end
+
 function Frame:op(node)
   local op = node[1]
   if op == "and" or op == "or" then
@@ -262,10 +297,7 @@ function Frame:op(node)
     any_array = any_array or v.kind == "array"
   end
   if all_const and FOLD[op] then return self:fold(node, op, values) end
-  if not any_array then
-    self:fail(node, "arithmetic on Lua number arguments alone is plain Lua, which a fused "
-      .. "kernel does not compute: do it before the call, or pass an array")
-  end
+  if not any_array then return self:weak_arith(node, op, values) end
   if op == "not" then
     self:fail(node, "`not` of an array is always false in Lua: use cuarr.logical_not")
   end
