@@ -63,16 +63,25 @@ local size = 1000
 square({128}, {1024}, {x, y, size}); square[{128, 1024}](x, y, size)
 local src = square.source
 assert(src:find("translated from the Lua function at [^\n]*:%d+"), src)
-assert(src:find('extern "C" __global__ void cuarr_jit_kernel(float *x_1, long long x_1_n1, ',
-  1, true), src)
+assert(src:find('extern "C" __global__ void cuarr_jit_kernel(float *__restrict__ x_1, '
+  .. 'long long x_1_n1, ', 1, true), src)
 -- A contiguous array is subscripted directly, the loop has no division inside.
 assert(src:find("y_2[(i_6 - 1)] = (x_1[(i_6 - 1)] * x_1[(i_6 - 1)]);", 1, true), src)
 assert(tostring(square):find("cuarr.jit.rawkernel"))
 -- Another typing (float64, a strided view) compiles its own kernel; the first comes back.
 local xd = cuarr.arange(20, "float64")[{{1, 20, 2}}]
 square(2, 32, {xd, cuarr.empty(10, "float64"), 10})
-assert(square.source:find("double *x_1, long long x_1_n1, long long x_1_s1", 1, true))
+assert(square.source:find("double *__restrict__ x_1, long long x_1_n1, long long x_1_s1", 1,
+  true))
 assert(square.source:find("x_1[(i_6 - 1) * x_1_s1]", 1, true), square.source)
+-- Arrays that share memory (the same array twice, two views of one buffer) are not
+-- __restrict__: each is a typing of its own.
+square(1, 32, {xd, xd, 10})
+assert(square.source:find("double *x_1, long long x_1_n1, long long x_1_s1, double *y_2", 1,
+  true), square.source)
+local whole = cuarr.arange(40, "float64")
+square(1, 32, {whole[{{1, 20}}], whole[{{21, 40}}], 20})
+assert(square.source:find("double *x_1, long long x_1_n1, double *y_2", 1, true), square.source)
 square(2, 32, {x, y, size})
 assert(square.source == src)
 -- A reversed view has negative element strides; empty arrays (a C-contiguous typing) launch.
@@ -257,9 +266,9 @@ end
 local i32, f64 = arrays("int32"), arrays("float64")
 for _ = 1, 3 do
   many(1, 1, i32)
-  assert(many.source:find("int *a_1", 1, true))
+  assert(many.source:find("int *__restrict__ a_1", 1, true))
   many[{1, 1}](table.unpack(f64))
-  assert(many.source:find("double *a_1", 1, true))
+  assert(many.source:find("double *__restrict__ a_1", 1, true))
   k(1, 8, {out, 8, 0.5, true})
   assert(k.source:find("double scale_3", 1, true))
   k[{1, 8}](out, 8, 1, true)
@@ -304,6 +313,14 @@ describe("jit.rawkernel on the device", function()
       local y2 = cuarr.zeros(n, "float32")
       square[{2, 64}](x, y2, n)
       assert.is_true(y2:eq(x * x):all():item())
+      -- In place (x and y one array, so not __restrict__), and two halves of one buffer.
+      local z = cuarr.arange(n, "float32")
+      square({3}, {128}, {z, z, n})
+      assert.is_true(z:eq(x * x):all():item())
+      local both = cuarr.zeros(2 * n, "float32")
+      both[{{1, n}}] = x
+      square({3}, {128}, {both[{{1, n}}], both[{{n + 1, 2 * n}}], n})
+      assert.is_true(both[{{n + 1, 2 * n}}]:eq(x * x):all():item())
     end
   end)
 

@@ -564,13 +564,14 @@ static void field_param_types(lua_State *L, void *self) {
  * (RawKernel objects), [2] the Lua function that translates and compiles a typing's kernel
  * (called on a miss as miss(self, typing, args...), returning the kernel), [3] its name for
  * messages, [4] its parameter count, [5] the kernel of its last launch.  The typing (a byte
- * string: per argument 'i', 'f', 'b', or 'a' with the dtype, rank and C-contiguity of an array)
+ * string: per argument 'i', 'f', 'b', or 'a' with the dtype, rank and C-contiguity of an array
+ * and whether another array argument overlaps it)
  * and the RawKernel's arguments (an array expanded into its data pointer, its extents and,
  * unless contiguous, its element strides) are computed here, so that a launch of a known typing
  * builds no Lua string or table. */
 enum { JIT_CACHE = 1, JIT_MISS, JIT_NAME, JIT_NPARAMS, JIT_LAST, JIT_LAST_KEY };
 
-/* The typing key of one launch: 4 bytes per argument at most. */
+/* The typing key of one launch: 5 bytes for an array, which takes 2 arguments at least. */
 #define JIT_KEY_BYTES (4 * MAX_ARGS)
 
 /* The typing of the last launch and its kernel object ([6], a userdata made here, holding the
@@ -651,6 +652,7 @@ static int jit_arg(lua_State *L, const cuarr_lua_state *S, int self, int idx, in
     key[(*klen)++] = (char)('A' + (int)a->dtype);
     key[(*klen)++] = (char)('A' + a->ndim);
     key[(*klen)++] = contiguous ? 'c' : 's';
+    key[(*klen)++] = 'r'; /* jit_mark_overlaps may make it 'o' */
     args[na].kind = CUARR_RAW_ARG_ARRAY;
     args[na++].array = a;
     for (int d = 0; d < a->ndim; d++) {
@@ -678,6 +680,34 @@ static int jit_arg(lua_State *L, const cuarr_lua_state *S, int self, int idx, in
                          i + 1, jit_name(L, self), luaL_typename(L, idx));
 }
 
+/* Whether two arrays' buffers share any byte. */
+static bool jit_buffers_overlap(const cuarr_array *a, const cuarr_array *b) {
+  uintptr_t a0 = (uintptr_t)a->buf->ptr, b0 = (uintptr_t)b->buf->ptr;
+  return a->buf == b->buf || (a0 < b0 + b->buf->nbytes && b0 < a0 + a->buf->nbytes);
+}
+
+/* An array argument's last key byte: 'r' when no other array argument's buffer overlaps its
+ * own (the kernel declares its pointer __restrict__, so that loads can be hoisted above the
+ * stores of earlier iterations), 'o' otherwise.  Key bytes per argument: 'i', 'f', 'b', or
+ * 'a' and four more. */
+static void jit_mark_overlaps(char *key, size_t klen, const cuarr_raw_arg *args, int na) {
+  const cuarr_array *arrays[MAX_ARGS];
+  int n = 0;
+  for (int i = 0; i < na; i++)
+    if (args[i].kind == CUARR_RAW_ARG_ARRAY)
+      arrays[n++] = args[i].array;
+  int k = 0;
+  for (size_t at = 0; at < klen; at++) {
+    if (key[at] != 'a')
+      continue;
+    for (int j = 0; j < n; j++)
+      if (j != k && jit_buffers_overlap(arrays[k], arrays[j]))
+        key[at + 4] = 'o';
+    k++;
+    at += 4;
+  }
+}
+
 /* Launch the jit kernel at self with the n arguments at [first, first + n). */
 static void jit_launch(lua_State *L, cuarr_lua_state *S, int self,
                        const cuarr_raw_launch_config *config, cuarr_stream *stream, int first,
@@ -694,6 +724,7 @@ static void jit_launch(lua_State *L, cuarr_lua_state *S, int self,
   int na = 0;
   for (int i = 0; i < n; i++)
     na = jit_arg(L, S, self, first + i, i, key, &klen, args, na);
+  jit_mark_overlaps(key, klen, args, na);
   cuarr_lua_check_stack(L, n + 4);
   lua_rawgeti(L, self, JIT_LAST_KEY);
   jit_last_key *last = luaL_testudata(L, -1, JIT_LAST_KEY_MT);

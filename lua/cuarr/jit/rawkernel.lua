@@ -68,15 +68,17 @@ return function(M, core, jit)
   local CACHE, NAME, NPARAMS, LAST = 1, 3, 4, 5
 
   -- The translator's types of the arguments, given the typing key C made of them (per
-  -- argument 'i', 'f', 'b', or 'a' + dtype + rank + 'c' (C-contiguous) or 's').
+  -- argument 'i', 'f', 'b', or 'a' + dtype + rank + 'c' (C-contiguous) or 's' + 'r' (no other
+  -- array argument overlaps it: its pointer is __restrict__) or 'o').
   local function types_of(key, ...)
     local types, at = {}, 1
     for i = 1, select("#", ...) do
       local tag = key:sub(at, at)
       if tag == "a" then
         local a = select(i, ...)
-        types[i] = { dtype = a.dtype, ndim = a.ndim, contiguous = key:sub(at + 3, at + 3) == "c" }
-        at = at + 4
+        types[i] = { dtype = a.dtype, ndim = a.ndim, contiguous = key:sub(at + 3, at + 3) == "c",
+                     restrict = key:sub(at + 4, at + 4) == "r" }
+        at = at + 5
       else
         types[i] = tag == "i" and "int64" or tag == "f" and "float64" or "bool"
         at = at + 1
@@ -118,6 +120,13 @@ return function(M, core, jit)
   -- k:compile({args...}): translated for the arguments' typing (device or host arrays,
   -- numbers, booleans) and compiled by NVRTC for the current device's architecture, or for
   -- BASE_ARCH where there is no device; launches nothing, returns the CUDA C.
+  -- The array owning a's memory (views keep theirs as .base): arrays of distinct owners do not
+  -- overlap, as the launch path finds by comparing their buffers.
+  local function owner_of(a)
+    while a.base do a = a.base end
+    return a
+  end
+
   local function compile(self, args)
     if type(args) ~= "table" or getmetatable(args) == ndarray then
       raise("TypeError", fmt("%s:compile takes a table of arguments, got %s", self[NAME],
@@ -127,13 +136,20 @@ return function(M, core, jit)
       raise("TypeError", fmt("%s takes %d argument%s, got %d", self[NAME], self[NPARAMS],
         self[NPARAMS] == 1 and "" or "s", #args))
     end
-    local types = {}
+    local types, owners = {}, {}
+    for _, a in ipairs(args) do
+      if getmetatable(a) == ndarray then
+        local owner = owner_of(a)
+        owners[owner] = (owners[owner] or 0) + 1
+      end
+    end
     for i, a in ipairs(args) do
       if getmetatable(a) == ndarray then
         if a.ndim == 0 then
           raise("TypeError", fmt("argument %d of %s is a 0-d array", i, self[NAME]))
         end
-        types[i] = { dtype = a.dtype, ndim = a.ndim, contiguous = a:is_c_contiguous() }
+        types[i] = { dtype = a.dtype, ndim = a.ndim, contiguous = a:is_c_contiguous(),
+                     restrict = owners[owner_of(a)] == 1 }
       elseif math.type(a) then
         types[i] = math.type(a) == "integer" and "int64" or "float64"
       elseif type(a) == "boolean" then

@@ -17,12 +17,14 @@ RL.ELEMENT_C = ELEMENT_C
 -- The dtypes arrays may have inside kernels.
 function RL.is_dtype(d) return ELEMENT_C[d] ~= nil end
 
--- The array type of a kernel parameter: typing {dtype, ndim, contiguous} and its C name.  Its
--- C parameters: the data pointer, the extents, and the element strides unless contiguous.
+-- The array type of a kernel parameter: typing {dtype, ndim, contiguous, restrict} and its C
+-- name.  Its C parameters: the data pointer (__restrict__ when no other array argument
+-- overlaps it, which lets the compiler hoist loads above earlier stores), the extents, and the
+-- element strides unless contiguous.
 function RL.param(typing, cname)
   local a = { array = true, dtype = typing.dtype, ndim = typing.ndim, ptr = cname, shape = {} }
   local ct = ELEMENT_C[typing.dtype]
-  local cparams = { fmt("%s *%s", ct, cname) }
+  local cparams = { fmt(typing.restrict and "%s *__restrict__ %s" or "%s *%s", ct, cname) }
   for k = 1, typing.ndim do
     a.shape[k] = fmt("%s_n%d", cname, k)
     cparams[#cparams + 1] = "long long " .. a.shape[k]
