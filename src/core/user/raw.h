@@ -39,7 +39,7 @@ struct cuarr_raw_kernel {
   int max_dynamic_shared;
   int max_block[3], max_grid[3];
   bool dependent; /* launched as a programmatic dependent where the device allows */
-  char name[]; /* as the user named it */
+  char name[];    /* as the user named it */
 };
 
 /* The most bytes of parameters a launch takes: the driver's classic 4 KiB, so that the buffer

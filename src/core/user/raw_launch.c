@@ -243,8 +243,7 @@ static CUresult launch_dependent(const cuarr_raw_kernel *k, const cuarr_raw_laun
   const cuarr_device_facts *facts;
   if (cuarr_device_facts_get(k->device, &facts) != CUARR_OK || !facts->dependent_launch)
     return cuarr_cu.cuLaunchKernel(k->function, c->grid[0], c->grid[1], c->grid[2], c->block[0],
-                                   c->block[1], c->block[2], c->shared_mem, stream, pointers,
-                                   NULL);
+                                   c->block[1], c->block[2], c->shared_mem, stream, pointers, NULL);
   CUlaunchAttribute attr;
   memset(&attr, 0, sizeof attr);
   attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
@@ -291,11 +290,10 @@ cuarr_status cuarr_raw_kernel_launch(cuarr_context *ctx, const cuarr_raw_kernel 
   }
   CUARR_TRY(cuarr_device_activate(k->device));
   CUresult r = k->dependent ? launch_dependent(k, config, stream, pointers)
-                            : cuarr_cu.cuLaunchKernel(k->function, config->grid[0],
-                                                      config->grid[1], config->grid[2],
-                                                      config->block[0], config->block[1],
-                                                      config->block[2], config->shared_mem,
-                                                      stream, pointers, NULL);
+                            : cuarr_cu.cuLaunchKernel(k->function, config->grid[0], config->grid[1],
+                                                      config->grid[2], config->block[0],
+                                                      config->block[1], config->block[2],
+                                                      config->shared_mem, stream, pointers, NULL);
   if (r == CUDA_SUCCESS)
     return CUARR_OK;
   const char *name = NULL, *text = NULL;
