@@ -254,7 +254,9 @@ CUARR_UF_MIXED(greater_equal, false, true, >=)
       return ((b < 0) != (mod < 0)) ? mod + b : mod;                                               \
     return copysign##S((T)0, b);                                                                   \
   }                                                                                                \
-  CUARR_UF_FN T cuarr_uf_power_##dt(T a, T b) { return pow##S(a, b); }                             \
+  /* x ** 2 is x * x, as NumPy's ** (fast_scalar_power) gives it: correctly rounded, where         \
+   * pow may be an ulp off, and a multiply where the exponent is a constant of a fused kernel. */  \
+  CUARR_UF_FN T cuarr_uf_power_##dt(T a, T b) { return b == (T)2 ? a * a : pow##S(a, b); }         \
   CUARR_UF_FN T cuarr_uf_negative_##dt(T a) { return -a; }                                         \
   CUARR_UF_FN T cuarr_uf_positive_##dt(T a) { return a; }                                          \
   CUARR_UF_FN T cuarr_uf_absolute_##dt(T a) { return fabs##S(a); }                                 \

@@ -130,6 +130,12 @@ cuarr_status cuarr_buffer_new_host(size_t nbytes, bool pinned, cuarr_reclaim rec
   }
   (void)reclaim; /* the C heap has no cache of ours to reclaim from */
   bool mapped = nbytes >= MAP_THRESHOLD;
+#ifdef __SANITIZE_ADDRESS__
+  /* Under AddressSanitizer every host array comes from malloc: ASan then puts redzones around
+   * large arrays too, and its allocation limit (the fuzzer's max_allocation_size_mb) bounds
+   * them, where a mapping would escape it and let a hostile size run minutes of work. */
+  mapped = false;
+#endif
   cuarr_buffer *b = struct_alloc();
   /* a 0-byte buffer still has an address */
   void *ptr = mapped ? map_host(nbytes) : malloc(nbytes ? nbytes : 1);
