@@ -252,7 +252,9 @@ SAN_CTESTS := $(filter-out $(addprefix $(BUILD)/ctest/,$(SAN_SKIPPED_CTESTS)),$(
 SAN_LUA    := $(BUILD)/lua
 LUA_LIBA   ?= /usr/lib/$(MULTIARCH)/liblua5.4.a
 SAN_SUPP   := $(CURDIR)/tools/sanitize
-SAN_ENV    := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:strict_string_checks=1 \
+# allocator_may_return_null: under ASan host arrays come from malloc (buffer.c), and a size too
+# large for the host must be the OutOfMemoryError the specs expect, not an abort.
+SAN_ENV    := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:strict_string_checks=1:allocator_may_return_null=1 \
               LSAN_OPTIONS=suppressions=$(SAN_SUPP)/lsan.supp:print_suppressions=0 \
               UBSAN_OPTIONS=print_stacktrace=1:suppressions=$(SAN_SUPP)/ubsan.supp \
               TSAN_OPTIONS=halt_on_error=1:suppressions=$(SAN_SUPP)/tsan.supp \
