@@ -74,14 +74,22 @@ square(2, 32, {xd, cuarr.empty(10, "float64"), 10})
 assert(square.source:find("double *__restrict__ x_1, long long x_1_n1, long long x_1_s1", 1,
   true))
 assert(square.source:find("x_1[(i_6 - 1) * x_1_s1]", 1, true), square.source)
--- Arrays that share memory (the same array twice, two views of one buffer) are not
--- __restrict__: each is a typing of its own.
+-- Arrays that may share memory (the same array twice, overlapping views of one buffer) are not
+-- __restrict__, each a typing of its own; disjoint views of one buffer are.
 square(1, 32, {xd, xd, 10})
 assert(square.source:find("double *x_1, long long x_1_n1, long long x_1_s1, double *y_2", 1,
   true), square.source)
 local whole = cuarr.arange(40, "float64")
-square(1, 32, {whole[{{1, 20}}], whole[{{21, 40}}], 20})
+square(1, 32, {whole[{{1, 21}}], whole[{{20, 40}}], 20})
 assert(square.source:find("double *x_1, long long x_1_n1, double *y_2", 1, true), square.source)
+square(1, 32, {whole[{{1, 20}}], whole[{{21, 40}}], 20})
+assert(square.source:find("double *__restrict__ x_1, long long x_1_n1, double *__restrict__ y_2",
+  1, true), square.source)
+-- k:compile decides as the launch does.
+local function params(...) return square:compile({...}):match("cuarr_jit_kernel%(([^)]*)") end
+assert(not params(xd, xd, 10):find("__restrict__", 1, true))
+assert(not params(whole[{{1, 21}}], whole[{{20, 40}}], 20):find("__restrict__", 1, true))
+assert(params(whole[{{1, 20}}], whole[{{21, 40}}], 20):find("double *__restrict__ y_2", 1, true))
 square(2, 32, {x, y, size})
 assert(square.source == src)
 -- A reversed view has negative element strides; empty arrays (a C-contiguous typing) launch.
@@ -313,7 +321,8 @@ describe("jit.rawkernel on the device", function()
       local y2 = cuarr.zeros(n, "float32")
       square[{2, 64}](x, y2, n)
       assert.is_true(y2:eq(x * x):all():item())
-      -- In place (x and y one array, so not __restrict__), and two halves of one buffer.
+      -- In place (x and y one array, so not __restrict__), and two disjoint halves of one
+      -- buffer (__restrict__).
       local z = cuarr.arange(n, "float32")
       square({3}, {128}, {z, z, n})
       assert.is_true(z:eq(x * x):all():item())

@@ -473,6 +473,19 @@ describe("views", function()
         local row = a[{ { 2 }, {} }] -- extent-1 axis: still contiguous
         assert.are.equal(row, xp.ascontiguousarray(row))
       end)
+
+      b.it("may_share_memory compares the byte ranges the arrays span", function()
+        local w = xp.arange(40, "float64")
+        assert.is_true(xp.may_share_memory(w, w))
+        assert.is_true(xp.may_share_memory(w, w[{ { 5, 9 } }]))
+        assert.is_true(xp.may_share_memory(w[{ { 1, 21 } }], w[{ { 20, 40 } }]))
+        assert.is_false(xp.may_share_memory(w[{ { 1, 20 } }], w[{ { 21, 40 } }]))
+        assert.is_true(xp.may_share_memory(w[{ { 1, 40, 2 } }], w[{ { 2, 40, 2 } }])) -- interleaved
+        assert.is_true(xp.may_share_memory(w:reshape(5, 8).T, w[{ { 33, 40 } }]))
+        assert.is_false(xp.may_share_memory(w, w:copy()))
+        assert.is_false(xp.may_share_memory(w, xp.empty(0)))
+        H.raises("TypeError", xp.may_share_memory, w, 3)
+      end)
     end)
   end
 end)

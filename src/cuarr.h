@@ -388,6 +388,10 @@ CUARR_API void cuarr_strides_keep(const cuarr_array *a, size_t itemsize, int64_t
 CUARR_API bool cuarr_array_is_dense(const cuarr_array *a);
 /* Whether a and b have the same ndim and extents. */
 CUARR_API bool cuarr_array_same_shape(const cuarr_array *a, const cuarr_array *b);
+/* Whether the byte ranges the two arrays span may overlap (NumPy's may_share_memory): absolute
+ * addresses are compared, so memory wrapped twice counts; interleaved views (a[::2], a[1::2])
+ * count too.  False for an empty or freed array and for arrays of two devices. */
+CUARR_API bool cuarr_array_may_overlap(const cuarr_array *a, const cuarr_array *b);
 
 /* A new C-contiguous array (uninitialised) on device (CUARR_HOST for host memory).  pinned
  * applies to host arrays.  The array holds the only reference to its new buffer. */

@@ -628,8 +628,8 @@ static void test_layout(void) {
   CHECK(lo == 0 && hi == 20, "extent of a reversed view");
   cuarr_array_extent(&odd, &lo, &hi);
   CHECK(lo == 2 && hi == 20, "extent of a stepped view");
-  CHECK(cuarr_may_overlap(&even, &odd) && cuarr_may_overlap(&rev, &head) &&
-            !cuarr_may_overlap(&head, &tail) && !cuarr_may_overlap(&a, &b),
+  CHECK(cuarr_array_may_overlap(&even, &odd) && cuarr_array_may_overlap(&rev, &head) &&
+            !cuarr_array_may_overlap(&head, &tail) && !cuarr_array_may_overlap(&a, &b),
         "may_overlap");
   cuarr_array_release(&even);
   cuarr_array_release(&odd);

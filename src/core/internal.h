@@ -80,8 +80,6 @@ cuarr_status cuarr_launch(CUfunction f, unsigned grid, unsigned block, unsigned 
 #include "array/iter.h"
 
 /* ---- array/layout.c */
-/* True when [lo, hi) byte ranges of the two arrays' memory may overlap. */
-bool cuarr_may_overlap(const cuarr_array *a, const cuarr_array *b);
 /* The lowest and one-past-highest byte offsets (from buf->ptr) the array touches. */
 void cuarr_array_extent(const cuarr_array *a, int64_t *lo, int64_t *hi);
 

@@ -652,7 +652,7 @@ static int jit_arg(lua_State *L, const cuarr_lua_state *S, int self, int idx, in
     key[(*klen)++] = (char)('A' + (int)a->dtype);
     key[(*klen)++] = (char)('A' + a->ndim);
     key[(*klen)++] = contiguous ? 'c' : 's';
-    key[(*klen)++] = 'r'; /* jit_mark_overlaps may make it 'o' */
+    key[(*klen)++] = 'r'; /* or 'o': jit_mark_overlaps */
     args[na].kind = CUARR_RAW_ARG_ARRAY;
     args[na++].array = a;
     for (int d = 0; d < a->ndim; d++) {
@@ -680,32 +680,16 @@ static int jit_arg(lua_State *L, const cuarr_lua_state *S, int self, int idx, in
                          i + 1, jit_name(L, self), luaL_typename(L, idx));
 }
 
-/* Whether two arrays' buffers share any byte. */
-static bool jit_buffers_overlap(const cuarr_array *a, const cuarr_array *b) {
-  uintptr_t a0 = (uintptr_t)a->buf->ptr, b0 = (uintptr_t)b->buf->ptr;
-  return a->buf == b->buf || (a0 < b0 + b->buf->nbytes && b0 < a0 + a->buf->nbytes);
-}
-
-/* An array argument's last key byte: 'r' when no other array argument's buffer overlaps its
- * own (the kernel declares its pointer __restrict__, so that loads can be hoisted above the
- * stores of earlier iterations), 'o' otherwise.  Key bytes per argument: 'i', 'f', 'b', or
- * 'a' and four more. */
-static void jit_mark_overlaps(char *key, size_t klen, const cuarr_raw_arg *args, int na) {
-  const cuarr_array *arrays[MAX_ARGS];
-  int n = 0;
-  for (int i = 0; i < na; i++)
-    if (args[i].kind == CUARR_RAW_ARG_ARRAY)
-      arrays[n++] = args[i].array;
-  int k = 0;
-  for (size_t at = 0; at < klen; at++) {
-    if (key[at] != 'a')
-      continue;
-    for (int j = 0; j < n; j++)
-      if (j != k && jit_buffers_overlap(arrays[k], arrays[j]))
-        key[at + 4] = 'o';
-    k++;
-    at += 4;
-  }
+/* The overlap bytes of the typing key (at[k], of array argument arrays[k]): 'o' where another
+ * array argument's memory may overlap the array's, so that only arrays that share no memory
+ * with the others are declared __restrict__ (which lets the compiler hoist their loads above
+ * the stores of earlier iterations). */
+static void jit_mark_overlaps(char *key, const cuarr_array *const *arrays, const size_t *at,
+                              int n) {
+  for (int k = 0; k < n; k++)
+    for (int j = k + 1; j < n; j++)
+      if (cuarr_array_may_overlap(arrays[k], arrays[j]))
+        key[at[k]] = key[at[j]] = 'o';
 }
 
 /* Launch the jit kernel at self with the n arguments at [first, first + n). */
@@ -722,9 +706,19 @@ static void jit_launch(lua_State *L, cuarr_lua_state *S, int self,
   size_t klen = 0;
   cuarr_raw_arg args[MAX_ARGS];
   int na = 0;
-  for (int i = 0; i < n; i++)
+  const cuarr_array *arrays[MAX_ARGS];
+  size_t overlap_at[MAX_ARGS];
+  int narrays = 0;
+  for (int i = 0; i < n; i++) {
+    size_t at = klen;
+    int arg = na;
     na = jit_arg(L, S, self, first + i, i, key, &klen, args, na);
-  jit_mark_overlaps(key, klen, args, na);
+    if (args[arg].kind == CUARR_RAW_ARG_ARRAY) {
+      arrays[narrays] = args[arg].array;
+      overlap_at[narrays++] = at + 4;
+    }
+  }
+  jit_mark_overlaps(key, arrays, overlap_at, narrays);
   cuarr_lua_check_stack(L, n + 4);
   lua_rawgeti(L, self, JIT_LAST_KEY);
   jit_last_key *last = luaL_testudata(L, -1, JIT_LAST_KEY_MT);

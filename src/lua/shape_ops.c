@@ -301,6 +301,15 @@ static int array_is_f_contiguous(lua_State *L) {
   return 1;
 }
 
+/* cuarr.may_share_memory(a, b): whether the arrays' memory may overlap, by the byte ranges they
+ * span (NumPy's may_share_memory: interleaved views count as sharing). */
+static int l_may_share_memory(lua_State *L) {
+  const cuarr_array *a = cuarr_lua_check_array(L, 1);
+  const cuarr_array *b = cuarr_lua_check_array(L, 2);
+  lua_pushboolean(L, cuarr_array_may_overlap(a, b));
+  return 1;
+}
+
 static int array_fill(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
@@ -339,4 +348,10 @@ void cuarr_lua_open_shape_ops(lua_State *L, const cuarr_lua_module *m) {
   cuarr_lua_add_methods(L, m->state, &cuarr_lua_ndarray_class, methods);
   cuarr_lua_set_functions(L, m, m->functions, methods);
   cuarr_lua_add_methods(L, m->state, &cuarr_lua_ndarray_class, layout_methods);
+  static const luaL_Reg functions[] = {
+      {"may_share_memory", l_may_share_memory},
+      {NULL, NULL},
+  };
+  cuarr_lua_set_functions(L, m, m->functions, functions);
+  cuarr_lua_set_functions(L, m, m->cpu, functions);
 }

@@ -120,7 +120,7 @@ return function(M, core)
       local t = types[i]
       frame.scopes[1][p[1]] = t.kind == "array"
         and { kind = "array", dtype = t.dtype, c = "a" .. i, param = i }
-        or { kind = "arg", num = t.num, index = i, c = "a" .. i }
+        or { kind = "arg", num = t.num, index = i, indices = { i }, c = "a" .. i }
     end
     local result = B.walk(frame, spec.node[2])
     local function fail(msg, kind) frame:fail(spec.node, msg, kind) end

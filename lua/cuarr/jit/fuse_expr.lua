@@ -9,7 +9,8 @@
 -- parameter or a computed temporary, strong in NEP 50's sense), {kind = "const", value = a Lua
 -- number or boolean} (a weak scalar known at translation time: literals, upvalues, math
 -- constants and whatever Lua computes from them) or {kind = "arg", num = "int" | "float",
--- index =, c =} (a Lua number passed at the call: a weak scalar, a kernel parameter).
+-- index =, indices =, c =} (a Lua number passed at the call, index its parameter, or float
+-- arithmetic on such numbers, without index: a weak scalar; indices the parameters it reads).
 local Fn = require "cuarr.jit.scope"
 local ir = require "cuarr.jit.ir"
 
@@ -171,7 +172,7 @@ function E.live(prog, values)
   local function mark(v)
     if v.kind == "array" and v.param then params[v.param] = true end
     if v.kind == "arg" then
-      for _, k in ipairs(v.indices or { v.index }) do params[k] = true end
+      for _, k in ipairs(v.indices) do params[k] = true end
     end
     if v.line and not live[v.line] then
       live[v.line] = true
@@ -270,7 +271,7 @@ function Frame:weak_arith(node, op, values)
     else
       is_float = is_float or v.num == "float"
       args[i] = fmt("((double)%s)", v.c)
-      for _, k in ipairs(v.indices or { v.index }) do indices[#indices + 1] = k end
+      for _, k in ipairs(v.indices) do indices[#indices + 1] = k end
     end
   end
   if not (is_float and WEAK_FLOAT_C[op]) then

@@ -120,13 +120,6 @@ return function(M, core, jit)
   -- k:compile({args...}): translated for the arguments' typing (device or host arrays,
   -- numbers, booleans) and compiled by NVRTC for the current device's architecture, or for
   -- BASE_ARCH where there is no device; launches nothing, returns the CUDA C.
-  -- The array owning a's memory (views keep theirs as .base): arrays of distinct owners do not
-  -- overlap, as the launch path finds by comparing their buffers.
-  local function owner_of(a)
-    while a.base do a = a.base end
-    return a
-  end
-
   local function compile(self, args)
     if type(args) ~= "table" or getmetatable(args) == ndarray then
       raise("TypeError", fmt("%s:compile takes a table of arguments, got %s", self[NAME],
@@ -136,12 +129,16 @@ return function(M, core, jit)
       raise("TypeError", fmt("%s takes %d argument%s, got %d", self[NAME], self[NPARAMS],
         self[NPARAMS] == 1 and "" or "s", #args))
     end
-    local types, owners = {}, {}
-    for _, a in ipairs(args) do
-      if getmetatable(a) == ndarray then
-        local owner = owner_of(a)
-        owners[owner] = (owners[owner] or 0) + 1
+    local types = {}
+    -- An array is __restrict__ when no other array argument may share its memory, as the
+    -- launch path decides (raw_kernel.c, jit_mark_overlaps).
+    local function restrict(i)
+      for j, b in ipairs(args) do
+        if j ~= i and getmetatable(b) == ndarray and M.may_share_memory(args[i], b) then
+          return false
+        end
       end
+      return true
     end
     for i, a in ipairs(args) do
       if getmetatable(a) == ndarray then
@@ -149,7 +146,7 @@ return function(M, core, jit)
           raise("TypeError", fmt("argument %d of %s is a 0-d array", i, self[NAME]))
         end
         types[i] = { dtype = a.dtype, ndim = a.ndim, contiguous = a:is_c_contiguous(),
-                     restrict = owners[owner_of(a)] == 1 }
+                     restrict = restrict(i) }
       elseif math.type(a) then
         types[i] = math.type(a) == "integer" and "int64" or "float64"
       elseif type(a) == "boolean" then

@@ -77,7 +77,7 @@ bool cuarr_array_is_dense(const cuarr_array *a) {
  * the same bytes) is caught too.  Only the bounding ranges are compared: interleaved views
  * (a[::2] and a[1::2]) count as overlapping, which costs a temporary copy, never a wrong
  * answer. */
-bool cuarr_may_overlap(const cuarr_array *a, const cuarr_array *b) {
+bool cuarr_array_may_overlap(const cuarr_array *a, const cuarr_array *b) {
   if (!a->buf || !b->buf || !a->buf->ptr || !b->buf->ptr)
     return false;
   if (a->buf->device != b->buf->device)

@@ -407,7 +407,7 @@ cuarr_status cuarr_device_copy(cuarr_context *ctx, const cuarr_array *dst, const
   if (cuarr_array_size(dst) == 0)
     return CUARR_OK;
   CUARR_TRY(cuarr_device_activate(ddev));
-  if (cuarr_may_overlap(dst, src) && !same_layout(dst, src, src_strides))
+  if (cuarr_array_may_overlap(dst, src) && !same_layout(dst, src, src_strides))
     return copy_staged(ctx, ddev, stream, dst, src);
   return copy_direct(ddev, stream, dst, src, src_strides);
 }

@@ -60,7 +60,7 @@ cuarr_status cuarr_host_copy(const cuarr_array *dst, const cuarr_array *src) {
     return CUARR_OK;
 
   void *tmp = NULL;
-  if (!same_layout && cuarr_may_overlap(dst, src)) {
+  if (!same_layout && cuarr_array_may_overlap(dst, src)) {
     /* Read all of src before writing any of dst: stage src (its own shape, its own dtype) in a
      * C-contiguous temporary and copy from there. */
     int64_t cstrides[CUARR_MAXDIM];

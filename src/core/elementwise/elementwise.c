@@ -82,7 +82,7 @@ static bool overlaps_an_output(int n, const cuarr_ew_operand *ops, int k, int nd
   int64_t strides[CUARR_MAXDIM];
   for (int j = 0; j < n; j++) {
     const cuarr_array *out = ops[j].array;
-    if (!out || ops[j].raw || !ops[j].output || !cuarr_may_overlap(out, ops[k].array))
+    if (!out || ops[j].raw || !ops[j].output || !cuarr_array_may_overlap(out, ops[k].array))
       continue;
     if (!cuarr_iter_broadcast(ops[k].array, ndim, shape, strides) ||
         !same_layout(out, ops[k].array, strides))

@@ -221,7 +221,7 @@ cuarr_status cuarr_reduce(cuarr_context *ctx, cuarr_reduce_op op, const cuarr_ar
   cuarr_status s = CUARR_OK;
   if (cuarr_array_size(&r.res) > 0) { /* else no results: nothing to compute */
     cuarr_array *into;
-    s = cuarr_result_target(&r, ctx, device, stream, given && cuarr_may_overlap(&r.res, in),
+    s = cuarr_result_target(&r, ctx, device, stream, given && cuarr_array_may_overlap(&r.res, in),
                             r.res.dtype, &into);
     if (s == CUARR_OK)
       s = run(ctx, op, in, axes, args->keepdims, acc, args->index_base, into);

@@ -117,7 +117,7 @@ cuarr_status cuarr_scan(cuarr_context *ctx, cuarr_scan_op op, const cuarr_array 
     return s;
   }
   if (n > 0) { /* else nothing to compute */
-    bool overlaps = given && cuarr_may_overlap(&r.res, &src) && !same_layout(&r.res, &src);
+    bool overlaps = given && cuarr_array_may_overlap(&r.res, &src) && !same_layout(&r.res, &src);
     cuarr_array *into;
     s = cuarr_result_target(&r, ctx, device, stream, overlaps, r.res.dtype, &into);
     if (s == CUARR_OK)

@@ -119,7 +119,7 @@ static cuarr_status stage_overlaps(cuarr_context *ctx, const cuarr_ufunc *u, int
   int64_t astr[CUARR_MAXDIM];
   for (int i = 0; i < u->nin; i++) {
     const cuarr_array *a = args[i].array;
-    if (!a || !cuarr_may_overlap(res, a))
+    if (!a || !cuarr_array_may_overlap(res, a))
       continue;
     broadcast_strides(a, res->ndim, res->shape, astr);
     if (same_elements(res, a, astr))

@@ -215,7 +215,7 @@ cuarr_status cuarr_reduction_kernel_call(cuarr_context *ctx, cuarr_reduction_ker
                         cuarr_shape_format(want, rnd, rshape));
     }
     for (int j = 0; j < k->nin; j++)
-      if (in[j].array && cuarr_may_overlap(out, in[j].array))
+      if (in[j].array && cuarr_array_may_overlap(out, in[j].array))
         return cuarr_fail(CUARR_VALUE_ERROR, "kernel %s: out shares memory with input %s", k->name,
                           k->params[j].name);
   }
