@@ -222,6 +222,7 @@ typedef struct cuarr_runtime_info {
   int driver_version;       /* 13000 for CUDA 13.0; -1 when no driver */
   int nvrtc_version;        /* major*1000 + minor*10; -1 when NVRTC is not found */
   int cublas_version;       /* cuBLAS's integer version; -1 when cuBLAS is not found */
+  char host_blas[256];      /* the system BLAS cuarr opened for host arrays ("" when none) */
   int device_count;         /* 0 when no driver */
   char driver_missing[256]; /* why the driver is unusable, or "" */
 } cuarr_runtime_info;
@@ -799,6 +800,36 @@ CUARR_API uint64_t cuarr_random_permutation_host(uint64_t seed, uint64_t counter
 /* dst[i] = src[rows[i]] along the first axis, for C-contiguous host arrays of one dtype. */
 CUARR_API cuarr_status cuarr_random_take_rows_host(const cuarr_array *dst, const cuarr_array *src,
                                                    const int64_t *rows, int64_t n);
+
+/* ---------------------------------------------------------------- matrix products */
+
+/* How float32 products run on the device: with float32 multiplies (HIGHEST, the default) or on
+ * TF32 tensor cores (inputs rounded to 10-bit mantissas, sums in float32).  Other dtypes and host
+ * arrays ignore it. */
+typedef enum cuarr_matmul_precision {
+  CUARR_MATMUL_HIGHEST,
+  CUARR_MATMUL_TF32
+} cuarr_matmul_precision;
+
+/* out = a @ b with NumPy's matmul rules: a 1-D a is a row (1, k) and a 1-D b a column (k, 1),
+ * that axis removed from the result; the axes before the last two are batch axes, broadcast
+ * together.  The result dtype is the promotion of the two dtypes (bool @ bool is bool: or of
+ * ands).  Floats go to cuBLAS (device; float16 sums in float32) or the system BLAS (host; float16
+ * through float32); integers and bool to cuarr's own kernel or host loop, which sum in the
+ * result dtype and wrap as NumPy's do.  Transposed and strided operands reach cuBLAS and BLAS
+ * through their op flags and leading dimensions; others are packed first.  *out is given (its
+ * shape must be the result's, the result dtype must cast to its dtype under 'same_kind', and it
+ * may overlap a or b) or allocated here (out->buf == NULL).  CUARR_VALUE_ERROR for 0-d operands,
+ * mismatched inner extents and batch axes that do not broadcast; CUARR_NOT_AVAILABLE without
+ * cuBLAS (device floats) or the system BLAS (host floats), naming what to install. */
+CUARR_API cuarr_status cuarr_matmul(cuarr_context *ctx, const cuarr_array *a, const cuarr_array *b,
+                                    cuarr_matmul_precision precision, cuarr_array *out);
+
+/* The diagonal of a along axes axis1 and axis2 (0-based, distinct) as a view: those axes are
+ * removed and one of the diagonal's length is appended; offset > 0 takes a diagonal above the
+ * main one, < 0 below (NumPy's diagonal). */
+CUARR_API cuarr_status cuarr_view_diagonal(const cuarr_array *a, int64_t offset, int axis1,
+                                           int axis2, cuarr_array *out);
 
 /* ---------------------------------------------------------------- diagnostics */
 

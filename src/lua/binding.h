@@ -60,6 +60,7 @@ typedef struct cuarr_lua_state {
   cuarr_stream *stream[CUARR_MAX_DEVICES];  /* current stream per device; NULL: null stream */
   size_t since_gc;                          /* device bytes allocated since the last GC step */
   cuarr_dtype default_float;                /* dtype of Lua floats and of float creations */
+  cuarr_matmul_precision matmul_precision;  /* set_matmul_precision's (zero: "highest") */
   const void *array_mt;                     /* this Lua state's array metatable (lua_topointer) */
   int array_mt_ref;                         /* and its reference in the registry */
   int tuple_mt_ref;                         /* a.shape's metatable's reference (tuple.c) */
@@ -192,7 +193,8 @@ void cuarr_lua_open_ufuncs(lua_State *L, const cuarr_lua_module *m);      /* ufu
 void cuarr_lua_open_reductions(lua_State *L, const cuarr_lua_module *m);  /* reductions.c */
 void cuarr_lua_open_pinned(lua_State *L, const cuarr_lua_module *m);      /* pinned.c */
 void cuarr_lua_open_cuda_array_interface(lua_State *L, const cuarr_lua_module *m);
-void cuarr_lua_open_random(lua_State *L, const cuarr_lua_module *m); /* random.c */
+void cuarr_lua_open_random(lua_State *L, const cuarr_lua_module *m);   /* random.c */
+void cuarr_lua_open_products(lua_State *L, const cuarr_lua_module *m); /* products.c */
 
 /* ---- cuda_array_interface.c */
 /* The field a.__cuda_array_interface__ of the array self (nil for a host array). */

@@ -152,6 +152,8 @@ static int l_runtime_info(lua_State *L) {
   set_int(L, "device_count", r.device_count);
   lua_pushstring(L, r.driver_missing);
   lua_setfield(L, -2, "driver_missing");
+  lua_pushstring(L, r.host_blas);
+  lua_setfield(L, -2, "host_blas");
   lua_pushliteral(L, CUARR_VERSION);
   lua_setfield(L, -2, "cuarr_version");
   return 1;

@@ -46,6 +46,7 @@ static void (*const parts[])(lua_State *L, const cuarr_lua_module *m) = {
     cuarr_lua_open_pinned,
     cuarr_lua_open_cuda_array_interface,
     cuarr_lua_open_random,
+    cuarr_lua_open_products,
 };
 
 /* Wall-clock seconds (monotonic), for benchmarks and timeouts. */

@@ -176,6 +176,40 @@ cuarr_status cuarr_view_swapaxes(const cuarr_array *a, int axis1, int axis2, cua
   return finish(&v, out);
 }
 
+cuarr_status cuarr_view_diagonal(const cuarr_array *a, int64_t offset, int axis1, int axis2,
+                                 cuarr_array *out) {
+  cuarr_status st = cuarr_array_check_live(a);
+  if (st != CUARR_OK)
+    return st;
+  if (a->ndim < 2)
+    return cuarr_fail(CUARR_VALUE_ERROR,
+                      "diagonal needs an array of at least two dimensions, got %d", a->ndim);
+  if (axis1 < 0 || axis1 >= a->ndim)
+    return axis_error(axis1, a->ndim);
+  if (axis2 < 0 || axis2 >= a->ndim)
+    return axis_error(axis2, a->ndim);
+  if (axis1 == axis2)
+    return cuarr_fail(CUARR_VALUE_ERROR, "diagonal: axis1 and axis2 cannot be the same");
+  const int64_t n1 = a->shape[axis1], n2 = a->shape[axis2];
+  /* Above the main diagonal the walk starts `offset` along axis2, below it along axis1. */
+  int64_t len =
+      offset >= 0 ? (n2 - offset < n1 ? n2 - offset : n1) : (n1 + offset < n2 ? n1 + offset : n2);
+  if (offset <= -n1 || offset >= n2)
+    len = 0;
+  cuarr_array v = *a;
+  if (len > 0)
+    v.offset += offset >= 0 ? offset * a->strides[axis2] : -offset * a->strides[axis1];
+  v.ndim = 0;
+  for (int d = 0; d < a->ndim; d++)
+    if (d != axis1 && d != axis2) {
+      v.shape[v.ndim] = a->shape[d];
+      v.strides[v.ndim++] = a->strides[d];
+    }
+  v.shape[v.ndim] = len;
+  v.strides[v.ndim++] = a->strides[axis1] + a->strides[axis2];
+  return finish(&v, out);
+}
+
 /* ---- adding and removing axes */
 
 cuarr_status cuarr_view_squeeze(const cuarr_array *a, int axis, cuarr_array *out) {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "linalg/host_blas.h"
 
 /* A driver call whose failure names the function alone, not its argument expressions. */
 #define CHECKED(fn, ...) CUARR_TRY(cuarr_cu_check(cuarr_cu.fn(__VA_ARGS__), #fn))
@@ -246,12 +247,16 @@ void cuarr_runtime(cuarr_runtime_info *out) {
       out->nvrtc_version = major * 1000 + minor * 10;
   }
 
+  const cuarr_host_blas *blas;
+  out->host_blas[0] = '\0';
+  if (cuarr_load_host_blas(&blas) == CUARR_OK)
+    snprintf(out->host_blas, sizeof out->host_blas, "%s", blas->path);
+
   if (cuarr_load_cublas() == CUARR_OK) {
     int major = 0, minor = 0, patch = 0;
-    /* libraryPropertyType: 0 major, 1 minor, 2 patch; 0 is CUBLAS_STATUS_SUCCESS. */
-    if (cuarr_cublas.cublasGetProperty(0, &major) == 0 &&
-        cuarr_cublas.cublasGetProperty(1, &minor) == 0 &&
-        cuarr_cublas.cublasGetProperty(2, &patch) == 0)
+    if (cuarr_cublas.cublasGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&
+        cuarr_cublas.cublasGetProperty(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS &&
+        cuarr_cublas.cublasGetProperty(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS)
       out->cublas_version = major * 10000 + minor * 100 + patch;
   }
 }

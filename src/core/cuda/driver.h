@@ -15,6 +15,7 @@
 #ifndef CUARR_CUDA_DRIVER_H
 #define CUARR_CUDA_DRIVER_H
 
+#include <cublas_v2.h>
 #include <cuda.h>
 #include <nvrtc.h>
 
@@ -110,10 +111,21 @@ typedef struct cuarr_nvrtc_api {
   CUARR_NVRTC_FUNCTIONS(CUARR_MEMBER_)
 } cuarr_nvrtc_api;
 
-/* cuBLAS is only asked for its version here; its handle-based API comes with the matmul code.
- * Declared by hand so that building needs no cublas header. */
+/* cublas_v2.h maps these names to the _v2 symbols, as cuda.h does the driver's. */
+#define CUARR_CUBLAS_FUNCTIONS(X)                                                                  \
+  X(cublasGetProperty)                                                                             \
+  X(cublasGetStatusName)                                                                           \
+  X(cublasCreate)                                                                                  \
+  X(cublasDestroy)                                                                                 \
+  X(cublasSetStream)                                                                               \
+  X(cublasSetWorkspace)                                                                            \
+  X(cublasSetMathMode)                                                                             \
+  X(cublasSetPointerMode)                                                                          \
+  X(cublasGemmEx)                                                                                  \
+  X(cublasGemmStridedBatchedEx)
+
 typedef struct cuarr_cublas_api {
-  int (*cublasGetProperty)(int type, int *value); /* libraryPropertyType: 0 major 1 minor 2 patch */
+  CUARR_CUBLAS_FUNCTIONS(CUARR_MEMBER_)
 } cuarr_cublas_api;
 
 /* Filled by the loaders below; valid only after they succeed. */
@@ -132,6 +144,9 @@ cuarr_status cuarr_load_cublas(void);
  * CUDA_ERROR_OUT_OF_MEMORY becomes CUARR_OUT_OF_MEMORY.  CUDA_SUCCESS gives CUARR_OK. */
 cuarr_status cuarr_cu_check(CUresult r, const char *what);
 cuarr_status cuarr_nvrtc_check(nvrtcResult r, const char *what);
+/* A failed cuBLAS call: CUARR_CUDA_ERROR naming the status (CUBLAS_STATUS_ALLOC_FAILED:
+ * CUARR_OUT_OF_MEMORY). */
+cuarr_status cuarr_cublas_check(cublasStatus_t r, const char *what);
 
 /* Shorthand: return on failure. */
 #define CUARR_TRY(expr)                                                                            \

@@ -129,11 +129,12 @@ static void load_nvrtc_once(void) {
 static void load_cublas_once(void) {
   static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
   library *lib = &cublas_lib;
+  cuarr_cublas_api *api = &cuarr_cublas;
+  const char *what = "cuBLAS (libcublas.so)";
   if (!open_or_fail(lib, "cuBLAS", "CUARR_LIBCUBLAS", names))
     return;
-  *(void **)&cuarr_cublas.cublasGetProperty = dlsym(lib->handle, "cublasGetProperty");
-  if (!cuarr_cublas.cublasGetProperty)
-    fail_library(lib, "%s lacks %s", "cuBLAS", "cublasGetProperty");
+  int ok = 1;
+  CUARR_CUBLAS_FUNCTIONS(RESOLVE_)
 }
 
 static cuarr_status finish(library *lib, void (*init)(void)) {
@@ -155,6 +156,13 @@ cuarr_status cuarr_cu_check(CUresult r, const char *what) {
   cuarr_cu.cuGetErrorString(r, &text);
   cuarr_status s = r == CUDA_ERROR_OUT_OF_MEMORY ? CUARR_OUT_OF_MEMORY : CUARR_CUDA_ERROR;
   return cuarr_fail(s, "%s: %s (%s)", what, name, text);
+}
+
+cuarr_status cuarr_cublas_check(cublasStatus_t r, const char *what) {
+  if (r == CUBLAS_STATUS_SUCCESS)
+    return CUARR_OK;
+  cuarr_status s = r == CUBLAS_STATUS_ALLOC_FAILED ? CUARR_OUT_OF_MEMORY : CUARR_CUDA_ERROR;
+  return cuarr_fail(s, "%s: %s", what, cuarr_cublas.cublasGetStatusName(r));
 }
 
 cuarr_status cuarr_nvrtc_check(nvrtcResult r, const char *what) {
