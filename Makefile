@@ -110,13 +110,19 @@ check-exports: $(MODULE)
 
 # Lua 5.4, its headers, busted and lua-check (whose parser reads the Lua functions that
 # cuarr.vectorize and cuarr.jit translate), from Debian's packages, when they are missing
-# (CUARR_LUACHECK_PATH set: lua-check is unpacked elsewhere, as on the GPU machine).
+# (CUARR_LUACHECK_PATH set: lua-check is unpacked elsewhere, as on the GPU machine); and a BLAS
+# for host arrays' matmul (OpenBLAS, which carries LAPACK too) unless the loader finds one.
 deps:
 	@if ! command -v $(LUA) >/dev/null || [ ! -f $(LUA_INCDIR)/lua.h ] || ! command -v $(BUSTED) >/dev/null \
 	    || { [ ! -f /usr/share/lua/5.1/luacheck/parser.lua ] && [ -z "$$CUARR_LUACHECK_PATH" ]; }; then \
 	  echo "installing lua5.4 liblua5.4-dev lua-busted lua-check with apt-get"; \
 	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq lua5.4 liblua5.4-dev lua-busted lua-check >/dev/null; \
+	fi
+	@if ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so\.0\|libblas\.so\.3'; then \
+	  echo "installing libopenblas0 with apt-get"; \
+	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libopenblas0 >/dev/null; \
 	fi
 
 # The C tests that hand every generated kernel to NVRTC: most of `make test`'s time.  `make test`
@@ -199,15 +205,17 @@ $(BUILD)/bench/ceilings: bench/ceilings.c $(CORE_OBJECTS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJECTS) -ldl -lm
 
-# The ceilings first (without a usable GPU this stops here, with the reason on stderr), then
-# cuarr's own figures beside them (bench/run.lua: transfers, elementwise ops, per-op cost,
-# ElementwiseKernel compile and disk-cache load; reductions, axis sums, cumsum, per-op and
-# item() cost, ReductionKernel compile and disk-cache load), then the same cases through CuPy
-# and PyTorch for cuarr/peer ratios.  The peers cost some tens of seconds of device time, mostly
-# imports and fresh processes, so they run by default: CUARR_PEERS=0 skips them, and a peer
-# that is not installed is reported, not fatal.  CUARR_BENCH_SUITES (comma-separated, of
-# transfers, elementwise, reduction; default all three) picks suites.  A cuarr case that fails
-# still lets the peers run; make fails afterwards.
+# The ceilings first (without a usable GPU this stops here, with the reason on stderr; without
+# cuBLAS only its rates are left out), then cuarr's own figures beside them (bench/run.lua:
+# transfers, elementwise ops, per-op cost, ElementwiseKernel compile and disk-cache load;
+# reductions, axis sums, cumsum, per-op and item() cost, ReductionKernel compile and disk-cache
+# load; RawKernel, graphs, jit, random; matrix products against the raw cuBLAS call), then the
+# same cases through CuPy and PyTorch for cuarr/peer ratios.  The peers cost some tens of seconds
+# of device time, mostly imports and fresh processes, so they run by default: CUARR_PEERS=0
+# skips them, and a peer that is not installed is reported, not fatal.  CUARR_BENCH_SUITES
+# (comma-separated, of transfers, elementwise, reduction, raw_kernels, graphs, jit, random,
+# matmul; default all) picks suites: CUARR_BENCH_SUITES=matmul make bench runs the products
+# alone.  A cuarr case that fails still lets the peers run; make fails afterwards.
 bench: deps
 	@$(MAKE) --no-print-directory $(PARALLEL) all $(BUILD)/bench/ceilings
 	$(BUILD)/bench/ceilings > $(BUILD)/bench/ceilings.txt \
