@@ -2,14 +2,18 @@
  * ceilings.c -- the machine's own ceilings, measured with the raw driver API, which cuarr's
  * figures in bench/run.lua are compared against.
  *
- * Prints one machine-readable line per figure (`ceiling <name> <value>`), plus `device <name>`
- * and `driver <version>`.  Device-side times are taken with CUDA events; whatever the host
- * waits for (pageable copies, launch + synchronize, cuMemAlloc + cuMemFree) with
- * CLOCK_MONOTONIC.  Every figure is the median of several repetitions after a warm-up.
+ * Prints one machine-readable line per figure (`ceiling <name> <value>`), plus `device <name>`,
+ * `driver <version>` and `cublas <version>`.  Device-side times are taken with CUDA events;
+ * whatever the host waits for (pageable copies, launch + synchronize, cuMemAlloc + cuMemFree)
+ * with CLOCK_MONOTONIC.  Every figure is the median of several repetitions after a warm-up, but
+ * for the cuBLAS products' rates, which are the best batch (see best_seconds).  Without cuBLAS
+ * its figures are left out, with a note on stderr.
  *
- * Exits 1 with a message on stderr when there is no usable GPU or a CUDA call fails: a bench
- * program may print and exit; the library never does.
+ * Exits 1 with a message on stderr when there is no usable GPU, a CUDA or cuBLAS call fails or a
+ * product is wrong: a bench program may print and exit; the library never does.
  */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +245,271 @@ static void bench_alloc(void) {
   printf("ceiling cuMemAlloc_free_us %.2f\n", 1e6 * median(v, N_ALLOC_PAIRS));
 }
 
+/* ---------------------------------------------------------------- cuBLAS */
+
+/* The products bench/matmul.lua times through cuarr.matmul (and bench/peer_matmul.py through
+ * CuPy and PyTorch), with the same sizes and calls per timed batch. */
+typedef struct gemm_case {
+  const char *name; /* the ceiling's name, less _TFLOPs */
+  const char *dtype;
+  int n, batch, reps;
+} gemm_case;
+
+static const gemm_case gemm_cases[] = {
+    {"cublas_f32_4096", "f32", 4096, 1, 20},
+    {"cublas_f64_8192", "f64", 8192, 1, 5},
+    {"cublas_f16_8192", "f16", 8192, 1, 20},
+    {"cublas_f32_1000x64", "f32", 64, 1000, 500},
+};
+
+enum {
+  GEMM_BATCHES = 7,
+  SMALL_N = 64,       /* the per-op product, as bench/matmul.lua's */
+  CHECK_BATCH = 3,    /* matrices of a batch compared with the host's */
+  WORKSPACE_MIB = 32, /* what cuarr gives each of its handles */
+};
+
+/* Uniform [0, 1) in each dtype, from a hash of the index: inputs like those cuarr's and the
+ * peers' benches draw, since a product's power draw, hence the clock it holds under the power
+ * limit, depends on the data.  float16 values are multiples of 2^-11 (exact), written as bits
+ * so that the source needs no cuda_fp16.h. */
+static const char *uniform_source =
+    "__device__ unsigned long long mix(unsigned long long x) {\n"
+    "  x += 0x9e3779b97f4a7c15ull;\n"
+    "  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;\n"
+    "  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;\n"
+    "  return x ^ (x >> 31);\n"
+    "}\n"
+    "#define EACH(i) for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x"
+    " + threadIdx.x; i < n; i += (unsigned long long)gridDim.x * blockDim.x)\n"
+    "extern \"C\" __global__ void uniform_f64(double *p, unsigned long long n,"
+    " unsigned long long seed) {\n"
+    "  EACH(i) p[i] = (double)(mix(i + (seed << 40)) >> 11) * (1.0 / 9007199254740992.0);\n"
+    "}\n"
+    "extern \"C\" __global__ void uniform_f32(float *p, unsigned long long n,"
+    " unsigned long long seed) {\n"
+    "  EACH(i) p[i] = (float)(mix(i + (seed << 40)) >> 40) * (1.0f / 16777216.0f);\n"
+    "}\n"
+    "extern \"C\" __global__ void uniform_f16(unsigned short *p, unsigned long long n,"
+    " unsigned long long seed) {\n"
+    "  EACH(i) {\n"
+    "    unsigned m = (unsigned)(mix(i + (seed << 40)) >> 53);\n"
+    "    unsigned e = 31 - __clz(m);\n"
+    "    p[i] = m ? (unsigned short)(((e + 4) << 10) | ((m << (10 - e)) & 0x3ff)) : 0;\n"
+    "  }\n"
+    "}\n";
+
+typedef struct gemm_job {
+  cublasHandle_t handle;
+  cudaDataType type;
+  cublasComputeType_t compute;
+  size_t itemsize;
+  int n, batch, reps;
+  CUdeviceptr a, b, c;
+} gemm_job;
+
+#define CUBLAS(call) check(cuarr_cublas_check(cuarr_cublas.call, #call))
+
+static void *dptr(CUdeviceptr p) { return (void *)(uintptr_t)p; }
+
+/* The types cuarr.matmul gives cuBLAS for the dtype, and the handle's math mode: float16 sums
+ * in float32 with cuBLAS's float16 split-K reductions ruled out, as cuarr rules them out. */
+static void gemm_types(gemm_job *j, const char *dtype) {
+  cublasMath_t math = CUBLAS_DEFAULT_MATH;
+  if (!strcmp(dtype, "f64")) {
+    j->type = CUDA_R_64F, j->compute = CUBLAS_COMPUTE_64F, j->itemsize = 8;
+  } else if (!strcmp(dtype, "f32")) {
+    j->type = CUDA_R_32F, j->compute = CUBLAS_COMPUTE_32F, j->itemsize = 4;
+  } else {
+    j->type = CUDA_R_16F, j->compute = CUBLAS_COMPUTE_32F, j->itemsize = 2;
+    math = CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
+  }
+  CUBLAS(cublasSetMathMode(j->handle, math));
+}
+
+static void fill_uniform(const char *dtype, CUdeviceptr p, unsigned long long n,
+                         unsigned long long seed, CUstream s) {
+  char name[32];
+  snprintf(name, sizeof name, "uniform_%s", dtype);
+  CUfunction f = NULL;
+  check(cuarr_kernel_get(0, uniform_source, name, NULL, 0, &f));
+  void *args[] = {&p, &n, &seed};
+  check(cuarr_launch(f, 1024, 256, 0, s, args));
+}
+
+/* The job's operands, uniform inputs and a poisoned output (a product that writes nothing is
+ * caught by the check). */
+static void gemm_alloc(gemm_job *j, const char *dtype, CUstream s) {
+  size_t count = (size_t)j->n * (size_t)j->n * (size_t)j->batch;
+  j->a = device_buffer(count * j->itemsize, 0, s);
+  j->b = device_buffer(count * j->itemsize, 0, s);
+  j->c = device_buffer(count * j->itemsize, 0xff, s);
+  fill_uniform(dtype, j->a, count, 1, s);
+  fill_uniform(dtype, j->b, count, 2, s);
+}
+
+static void gemm_free(gemm_job *j) {
+  CU(cuMemFree(j->a));
+  CU(cuMemFree(j->b));
+  CU(cuMemFree(j->c));
+}
+
+/* C = A @ B for row-major n x n matrices, as cuarr calls cuBLAS for it: column-major cuBLAS
+ * sees the transposes, so it computes C^T = B^T A^T, B first. */
+static void gemm_once(const gemm_job *j) {
+  static const double one64 = 1.0, zero64 = 0.0;
+  static const float one32 = 1.0f, zero32 = 0.0f;
+  bool f64 = j->compute == CUBLAS_COMPUTE_64F;
+  const void *one = f64 ? (const void *)&one64 : &one32;
+  const void *zero = f64 ? (const void *)&zero64 : &zero32;
+  int n = j->n;
+  long long stride = (long long)n * n;
+  if (j->batch == 1)
+    CUBLAS(cublasGemmEx(j->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, one, dptr(j->b), j->type, n,
+                        dptr(j->a), j->type, n, zero, dptr(j->c), j->type, n, j->compute,
+                        CUBLAS_GEMM_DEFAULT));
+  else
+    CUBLAS(cublasGemmStridedBatchedEx(j->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, one, dptr(j->b),
+                                      j->type, n, stride, dptr(j->a), j->type, n, stride, zero,
+                                      dptr(j->c), j->type, n, stride, j->batch, j->compute,
+                                      CUBLAS_GEMM_DEFAULT));
+}
+
+/* The handle queues on the timer's stream, which is why the stream argument goes unused. */
+static void gemm_many(void *arg, CUstream s) {
+  (void)s;
+  const gemm_job *j = arg;
+  for (int i = 0; i < j->reps; i++)
+    gemm_once(j);
+}
+
+static double host_value(const void *buf, cudaDataType type, size_t i) {
+  if (type == CUDA_R_64F)
+    return ((const double *)buf)[i];
+  if (type == CUDA_R_32F)
+    return ((const float *)buf)[i];
+  unsigned h = ((const unsigned short *)buf)[i];
+  unsigned e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, (int)e - 25);
+  return h & 0x8000 ? -v : v;
+}
+
+/* The job's result against the host's product of the same inputs, for the first CHECK_BATCH
+ * matrices: a wrong type, layout or operand order would otherwise post a figure for garbage.
+ * The tolerance is relative to sums of n positive terms: float64's and float32's rounding over
+ * n terms, float16's output rounding (2^-11) with room to spare. */
+static void gemm_check(const gemm_job *j, CUstream s) {
+  int n = j->n, nb = j->batch < CHECK_BATCH ? j->batch : CHECK_BATCH;
+  size_t count = (size_t)n * n * (size_t)nb, bytes = count * j->itemsize;
+  char *a = xmalloc(bytes), *b = xmalloc(bytes), *c = xmalloc(bytes);
+  CU(cuMemcpyDtoHAsync(a, j->a, bytes, s));
+  CU(cuMemcpyDtoHAsync(b, j->b, bytes, s));
+  CU(cuMemcpyDtoHAsync(c, j->c, bytes, s));
+  CU(cuStreamSynchronize(s));
+  double tol = j->type == CUDA_R_64F ? 1e-12 : j->type == CUDA_R_32F ? 1e-5 : 2e-3;
+  for (size_t m = 0; m < (size_t)nb; m++)
+    for (int r = 0; r < n; r++)
+      for (int col = 0; col < n; col++) {
+        size_t base = m * (size_t)n * n;
+        double want = 0;
+        for (int k = 0; k < n; k++)
+          want += host_value(a, j->type, base + (size_t)r * n + k) *
+                  host_value(b, j->type, base + (size_t)k * n + col);
+        double got = host_value(c, j->type, base + (size_t)r * n + col);
+        if (!(fabs(got - want) <= tol * fabs(want))) {
+          fprintf(stderr, "ceilings: cuBLAS product wrong at [%zu][%d][%d]: %.9g, want %.9g\n", m,
+                  r, col, got, want);
+          exit(1);
+        }
+      }
+  free(a);
+  free(b);
+  free(c);
+}
+
+/* A 64 x 64 product of the case's dtype (a batch of CHECK_BATCH when the case is batched),
+ * checked: the large products go through the same call with the same types. */
+static void check_case(cublasHandle_t handle, const gemm_case *gc, CUstream s) {
+  gemm_job j = {.handle = handle, .n = SMALL_N, .batch = gc->batch > 1 ? CHECK_BATCH : 1};
+  gemm_types(&j, gc->dtype);
+  gemm_alloc(&j, gc->dtype, s);
+  gemm_once(&j);
+  gemm_check(&j, s);
+  gemm_free(&j);
+}
+
+/* The best batch's seconds, after one untimed batch: a long run of dense products heats the
+ * GPU until its clocks drop under the power limit, at a pace that depends on what ran before;
+ * the best batch is the rate the product reaches, comparable across the three programs that
+ * time it minutes apart.  bench/matmul.lua and bench/peer_matmul.py take the best as well. */
+static double best_seconds(const timer *t, work_fn work, void *arg, int n_batches) {
+  event_seconds(t, work, arg);
+  double best = INFINITY;
+  for (int i = 0; i < n_batches; i++) {
+    double s = event_seconds(t, work, arg);
+    best = s < best ? s : best;
+  }
+  return best;
+}
+
+static void bench_gemm(const timer *t, cublasHandle_t handle, const gemm_case *gc) {
+  check_case(handle, gc, t->stream);
+  gemm_job j = {.handle = handle, .n = gc->n, .batch = gc->batch, .reps = gc->reps};
+  gemm_types(&j, gc->dtype);
+  gemm_alloc(&j, gc->dtype, t->stream);
+  double s = best_seconds(t, gemm_many, &j, GEMM_BATCHES) / gc->reps;
+  double flops = 2.0 * gc->n * (double)gc->n * gc->n * gc->batch;
+  printf("ceiling %s_TFLOPs %.2f\n", gc->name, flops / s / 1e12);
+  fflush(stdout);
+  gemm_free(&j);
+}
+
+/* A raw cublasGemmEx's cost per call on 64 x 64 float32 (the device's or the host's, whichever
+ * is slower), back to back as launch_us's launches: what cuarr.matmul's per-op figure adds to. */
+static void bench_gemm_per_op(const timer *t, cublasHandle_t handle) {
+  gemm_job j = {.handle = handle, .n = SMALL_N, .batch = 1, .reps = N_LAUNCHES};
+  gemm_types(&j, "f32");
+  gemm_alloc(&j, "f32", t->stream);
+  double s = median_seconds(t, event_seconds, gemm_many, &j, 1, 5) / N_LAUNCHES;
+  printf("ceiling cublas_f32_64_us %.3f\n", 1e6 * s);
+  gemm_free(&j);
+}
+
+/* The raw cuBLAS figures, the handle set up as cuarr sets up its own: on the stream, with a
+ * 32 MiB workspace (set after the stream, since cublasSetStream drops a workspace given before),
+ * host scalars. */
+static void bench_cublas(const timer *t) {
+  if (cuarr_load_cublas() != CUARR_OK) {
+    fprintf(stderr, "ceilings: no cuBLAS figures: %s\n", cuarr_last_error());
+    return;
+  }
+  cublasHandle_t handle = NULL;
+  cublasStatus_t r = cuarr_cublas.cublasCreate(&handle);
+  if (r != CUBLAS_STATUS_SUCCESS) {
+    fprintf(stderr, "ceilings: no cuBLAS figures: cublasCreate: %s\n",
+            cuarr_cublas.cublasGetStatusName(r));
+    return;
+  }
+  int major = 0, minor = 0, patch = 0;
+  CUBLAS(cublasGetProperty(MAJOR_VERSION, &major));
+  CUBLAS(cublasGetProperty(MINOR_VERSION, &minor));
+  CUBLAS(cublasGetProperty(PATCH_LEVEL, &patch));
+  printf("cublas %d.%d.%d\n", major, minor, patch);
+  size_t workspace_bytes = WORKSPACE_MIB * MiB;
+  CUdeviceptr workspace = 0;
+  CU(cuMemAlloc(&workspace, workspace_bytes));
+  CUBLAS(cublasSetStream(handle, (cudaStream_t)t->stream));
+  CUBLAS(cublasSetWorkspace(handle, dptr(workspace), workspace_bytes));
+  CUBLAS(cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_HOST));
+
+  bench_gemm_per_op(t, handle);
+  for (size_t i = 0; i < sizeof gemm_cases / sizeof gemm_cases[0]; i++)
+    bench_gemm(t, handle, &gemm_cases[i]);
+
+  CUBLAS(cublasDestroy(handle));
+  CU(cuMemFree(workspace));
+}
+
 /* ---------------------------------------------------------------- main */
 
 static void open_device(void) {
@@ -273,6 +542,8 @@ int main(void) {
   bench_pinned(&t);
   bench_pageable(&t);
   bench_alloc();
+  fflush(stdout);
+  bench_cublas(&t);
 
   CU(cuEventDestroy(t.start));
   CU(cuEventDestroy(t.stop));

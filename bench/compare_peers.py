@@ -8,7 +8,7 @@ line per figure; when it is readable the table shows cuarr's figure and cuarr/pe
 beside the peers'.  A peer that is not installed, or whose GPU setup fails, is reported and
 skipped; a case that fails is reported and the others still run: the script exits 0.
 CUARR_BENCH_SUITES (comma-separated: transfers, elementwise, reduction, raw_kernels, graphs,
-jit, random)
+jit, random, matmul)
 picks suites as in run.lua.
 
 Each case is timed as run.lua times it (bench/timing.lua):
@@ -29,10 +29,14 @@ Each case is timed as run.lua times it (bench/timing.lua):
               and mulReg over a 4096 x 512 x 512 float64 stack by events (CuPy only)
   graphs      a captured graph of 100 adds of 1000 float32 replayed 200 times, and the same
               adds eager, wall clock per op (CuPy: stream capture; PyTorch: CUDAGraph)
+  matmul      products as TFLOP/s by events, the best of 7 batches after an untimed one (as
+              ceilings.c times raw cuBLAS), and a 64 x 64 product per op (as above); both
+              peers without TF32 and without float16 reduced-precision reductions
+              (bench/peer_matmul.py)
 The reduction cases time the peers' calls with out= where their APIs take it (as run.lua does
 cuarr's); argmax indices are 0-based here and 1-based in cuarr, and are checked as such.
-To add a case, add it to run.lua and here under the same name (ending in _GBps for a rate, _us
-or _ms for a time).
+To add a case, add it to run.lua and here under the same name (ending in _GBps or _TFLOPs for a
+rate, _us or _ms for a time).
 """
 
 import gc
@@ -69,7 +73,9 @@ PER_OP_N = 1000
 N_SYNC_CALLS = 2000  # single synchronising calls timed, as ceilings.c's launch_sync_us
 N_SYNC_WARMUP = 100
 RK_N = 4096
-SUITES = ("transfers", "elementwise", "reduction", "raw_kernels", "graphs", "jit", "random")
+SUITES = (
+    "transfers", "elementwise", "reduction", "raw_kernels", "graphs", "jit", "random", "matmul"
+)
 # As in bench/raw_kernels.lua and bench/graphs.lua.
 RAW_N = 1000
 STACK_Z, STACK_Y, STACK_X = 4096, 512, 512
@@ -1116,6 +1122,11 @@ def cupy_cases(suites):
         from peer_random import cupy_random_cases
 
         cases.update(cupy_random_cases(cp, ops, device_seconds))
+    if "matmul" in suites:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from peer_matmul import cupy_matmul_cases
+
+        cases.update(cupy_matmul_cases(cp, ops, wall_per_op))
     info = f"cupy {cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}"
     return info, cases, ops.release
 
@@ -1140,6 +1151,11 @@ def torch_cases(suites):
         from peer_random import torch_random_cases
 
         cases.update(torch_random_cases(torch, ops, device_seconds))
+    if "matmul" in suites:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from peer_matmul import torch_matmul_cases
+
+        cases.update(torch_matmul_cases(torch, ops, wall_per_op))
     info = f"torch {torch.__version__}, {torch.cuda.get_device_name(0)}"
     return info, cases, ops.release
 
@@ -1219,7 +1235,7 @@ def print_table(cuarr, peers):
         row += "".join(f" {fmt(peers[n].get(case)):>8}" for n in names)
         row += "".join(f" {speed_ratio(case, ours, peers[n].get(case)):>9}" for n in names)
         print(row)
-    print("vs X: cuarr's speed over X's (>1: cuarr faster); GBps rates, us/ms per call")
+    print("vs X: cuarr's speed over X's (>1: cuarr faster); GBps/TFLOPs rates, us/ms per call")
 
 
 def selected_suites():

@@ -5,15 +5,17 @@
 -- the pool), bench/elementwise.lua (elementwise ops, per-op cost, ElementwiseKernel) and
 -- bench/reduction.lua (reductions, cumsum, per-op cost, ReductionKernel), bench/raw_kernels.lua
 -- (RawKernel launches and compiles, mul and mulReg), bench/graphs.lua (graph replay against
--- eager ops), bench/jit.lua (kernels written in Lua: vectorize, fuse, jit.rawkernel) and
--- bench/random.lua (cuarr.random's write rates), with
--- the clocks in bench/timing.lua.  Environment:
+-- eager ops), bench/jit.lua (kernels written in Lua: vectorize, fuse, jit.rawkernel),
+-- bench/random.lua (cuarr.random's write rates) and bench/matmul.lua (cuarr.matmul in TF/s
+-- against the raw cuBLAS call's rate, whose figure is both its raw and its ceiling, and the
+-- 64 x 64 product's cost per call against the launch floor), with the clocks in
+-- bench/timing.lua.  Environment:
 --   CUARR_CEILINGS      file holding the ceilings program's output (`ceiling <name> <value>`,
 --                       `device <name>`, `driver <version>`); without it the shares are blank
 --   CUARR_BENCH_OUT     file to write cuarr's figures to, as `name value` lines, for
 --                       bench/compare_peers.py
 --   CUARR_BENCH_SUITES  comma-separated suites to run (default: all of transfers, elementwise,
---                       reduction, raw_kernels, graphs, jit, random)
+--                       reduction, raw_kernels, graphs, jit, random, matmul)
 -- Each figure prints as `cuarr <name> <value>` when measured; a short table comes last (the GPU
 -- machine returns only the tail of the output).  A case that fails is reported and the others
 -- still run; the exit status is 1 when any failed.
@@ -34,6 +36,7 @@ local SUITES = {
   {name = "graphs", module = "bench.graphs"},
   {name = "jit", module = "bench.jit"},
   {name = "random", module = "bench.random"},
+  {name = "matmul", module = "bench.matmul"},
 }
 
 local function fail(msg)
