@@ -1,15 +1,17 @@
 /*
- * matmul.cu -- C = A @ B (or C += A @ B) for the dtypes cuBLAS does not multiply: bool and the
- * integers.  NumPy's integer products sum in the result dtype and wrap; here the sums run in an
- * unsigned type at least 32 bits wide (signed overflow is undefined, and narrower unsigned types
- * promote to int before they multiply) and are cut to the dtype's width when stored, which
- * wraps the same.  bool is an or of ands.
+ * matmul.cu -- C = A @ B (or C += A @ B) for the dtypes cuBLAS does not multiply, bool and
+ * the integers, and for float products too small to be worth a cuBLAS call (whose host cost is
+ * several kernel launches').  NumPy's integer products sum in the result dtype and wrap; here
+ * the sums run in an unsigned type at least 32 bits wide (signed overflow is undefined, and
+ * narrower unsigned types promote to int before they multiply) and are cut to the dtype's width
+ * when stored, which wraps the same.  bool is an or of ands.  float16 sums in float32, as
+ * cuBLAS's float16 products do here.  Compiled after common.cuh and half.cuh.
  *
  * A block computes a 16 x 16 tile of C, walking the inner extent 16 at a time through two tiles
  * of A and B in shared memory; the grid's x, y and z step over C's columns, rows and the batch,
  * and a block loops when one of them is longer than the grid (y and z are capped at 65535).
  * Every operand has its own strides (in elements), so views need no copies.  No slots: the
- * kernels are extern "C" and named cuarr_matmul_<dtype code>.
+ * kernels are extern "C" and named cuarr_matmul_<dtype code> (cuarr_matmul_f4 for float32).
  */
 
 #define CUARR_MM_TILE 16
@@ -18,6 +20,21 @@ template <typename T> struct cuarr_mm_sum { typedef unsigned int type; };
 template <> struct cuarr_mm_sum<long long> { typedef unsigned long long type; };
 template <> struct cuarr_mm_sum<unsigned long long> { typedef unsigned long long type; };
 template <> struct cuarr_mm_sum<bool> { typedef bool type; };
+template <> struct cuarr_mm_sum<float> { typedef float type; };
+template <> struct cuarr_mm_sum<double> { typedef double type; };
+template <> struct cuarr_mm_sum<__half_t> { typedef float type; };
+
+/* An element as the sum's type, and a sum as the element's. */
+template <typename U, typename T> __device__ __forceinline__ U cuarr_mm_load(T x) { return (U)x; }
+template <> __device__ __forceinline__ float cuarr_mm_load<float, __half_t>(__half_t x) {
+  return (float)float16(x);
+}
+template <typename T, typename U> __device__ __forceinline__ T cuarr_mm_store(U sum) {
+  return (T)sum;
+}
+template <> __device__ __forceinline__ __half_t cuarr_mm_store<__half_t, float>(float sum) {
+  return (__half_t)float16(sum);
+}
 
 template <typename U> __device__ __forceinline__ U cuarr_mm_madd(U sum, U x, U y) {
   return sum + x * y;
@@ -42,10 +59,12 @@ cuarr_matmul(const T *a, const T *b, T *c, int m, int n, int k, int batch, long 
         const long long row = row0 + ty, col = col0 + tx;
         U sum = 0;
         for (int k0 = 0; k0 < k; k0 += CUARR_MM_TILE) {
-          ta[ty][tx] =
-              row < m && k0 + tx < k ? (U)a[i * a_batch + row * a_rs + (k0 + tx) * a_cs] : (U)0;
-          tb[ty][tx] =
-              k0 + ty < k && col < n ? (U)b[i * b_batch + (k0 + ty) * b_rs + col * b_cs] : (U)0;
+          ta[ty][tx] = row < m && k0 + tx < k
+                           ? cuarr_mm_load<U>(a[i * a_batch + row * a_rs + (k0 + tx) * a_cs])
+                           : (U)0;
+          tb[ty][tx] = k0 + ty < k && col < n
+                           ? cuarr_mm_load<U>(b[i * b_batch + (k0 + ty) * b_rs + col * b_cs])
+                           : (U)0;
           __syncthreads();
 #pragma unroll
           for (int kk = 0; kk < CUARR_MM_TILE; kk++)
@@ -54,7 +73,8 @@ cuarr_matmul(const T *a, const T *b, T *c, int m, int n, int k, int batch, long 
         }
         if (row < m && col < n) {
           T *out = c + i * c_batch + row * c_rs + col * c_cs;
-          *out = accumulate ? (T)cuarr_mm_madd<U>(sum, (U)*out, (U)1) : (T)sum;
+          *out = cuarr_mm_store<T>(accumulate ? cuarr_mm_madd<U>(sum, cuarr_mm_load<U>(*out), (U)1)
+                                              : sum);
         }
       }
 }
@@ -76,3 +96,6 @@ CUARR_MM_KERNEL(u1, unsigned char)
 CUARR_MM_KERNEL(u2, unsigned short)
 CUARR_MM_KERNEL(u4, unsigned int)
 CUARR_MM_KERNEL(u8, unsigned long long)
+CUARR_MM_KERNEL(f2, __half_t)
+CUARR_MM_KERNEL(f4, float)
+CUARR_MM_KERNEL(f8, double)

@@ -62,10 +62,13 @@ cuarr_status cuarr_matmul_host(const cuarr_gemm *g);
 cuarr_status cuarr_matmul_device(cuarr_context *ctx, int device, CUstream stream,
                                  const cuarr_gemm *g);
 
-/* ---- matmul_kernel.c: kernels/templates/matmul.cu for bool and the integers */
+/* ---- matmul_kernel.c: kernels/templates/matmul.cu for bool, the integers and small float
+ * products */
 cuarr_status cuarr_matmul_kernel(int device, CUstream stream, const cuarr_gemm *g);
+/* The program's source (common.cuh, half.cuh, matmul.cu), made once; NULL with the error set. */
+const char *cuarr_matmul_program(void);
 /* testing/matmul_compile_all.c, for `make test`: compile the program (NVRTC only, no GPU) for
- * sm_<arch>; *n_kernels: how many kernels it holds. */
+ * sm_<arch>; *n_kernels: how many of its kernels the cubin holds. */
 cuarr_status cuarr_matmul_kernels_compile_all(int arch, int *n_kernels);
 
 /* ---- cublas_handles.c: one cuBLAS handle per (device, stream), each with its workspace */

@@ -2,11 +2,17 @@
  * matmul_device.c -- products of device arrays: float16, float32 and float64 through cuBLAS
  * (cublasGemmEx, cublasGemmStridedBatchedEx for a batch), the others through cuarr's kernel.
  *
+ * Float products small enough go to cuarr's kernel instead (matmul.cu).
+ *
  * float64 computes in float64; float32 in float32, or with TF32 tensor cores when the caller
  * opted in; float16 goes in and out as float16 and sums in float32, with cuBLAS's reduced
  * precision split-K reductions disallowed so that the sums stay float32 throughout.
  */
 #include "linalg/matmul.h"
+
+/* The most multiply-adds (m * n * k) a float product takes through cuarr's kernel: up to about
+ * 100^3 its run stays within the launch's own host cost, well under a cuBLAS call's. */
+#define SMALL_PRODUCT ((int64_t)1 << 20)
 
 static cuarr_status cublas_gemm(int device, CUstream stream, const cuarr_gemm *g) {
   cuarr_blas_call c;
@@ -61,10 +67,16 @@ static cuarr_status cublas_gemm(int device, CUstream stream, const cuarr_gemm *g
   return s;
 }
 
+/* Whether a float product is small enough that cuarr's kernel, one launch, finishes before a
+ * cuBLAS call has been queued (bench/experiments/NOTES.md has the crossing). */
+static bool small(const cuarr_gemm *g) {
+  return g->batch == 1 && (int64_t)g->m * g->n * g->k <= SMALL_PRODUCT;
+}
+
 cuarr_status cuarr_matmul_device(cuarr_context *ctx, int device, CUstream stream,
                                  const cuarr_gemm *g) {
   (void)ctx;
-  if (cuarr_dtype_is_float(g->dtype))
+  if (cuarr_dtype_is_float(g->dtype) && !small(g))
     return cublas_gemm(device, stream, g);
   return cuarr_matmul_kernel(device, stream, g);
 }

@@ -1,8 +1,10 @@
 /*
- * matmul_kernel.c -- launch kernels/templates/matmul.cu, the products of bool and integer
- * device arrays (matmul.cu says how it works).  The program holds the nine kernels and compiles
- * once per device, on the first such product, through the kernel cache.
+ * matmul_kernel.c -- launch kernels/templates/matmul.cu: the products of bool and integer
+ * device arrays, and float products too small for cuBLAS (matmul.cu says how it works).  The
+ * program holds the twelve kernels and compiles once per device, on the first such product,
+ * through the kernel cache.
  */
+#include <pthread.h>
 #include <stdio.h>
 
 #include "compile/codegen.h"
@@ -14,14 +16,45 @@
 
 static unsigned capped(long long n, long long cap) { return (unsigned)(n < cap ? n : cap); }
 
+static pthread_once_t program_once = PTHREAD_ONCE_INIT;
+static char *program;
+
+static void make_program(void) {
+  cuarr_text t = {0};
+  cuarr_codegen_put_headers(&t, CUARR_HEADER_COMMON | CUARR_HEADER_HALF);
+  cuarr_text_put(&t, cuarr_kernel_source_matmul_cu);
+  program = cuarr_text_finish(&t);
+}
+
+const char *cuarr_matmul_program(void) {
+  pthread_once(&program_once, make_program);
+  if (!program)
+    cuarr_fail(CUARR_OUT_OF_MEMORY, "matmul: no memory for the kernel's source");
+  return program;
+}
+
+/* Each device's kernels, found once: the kernel cache's key is the whole program's text, whose
+ * hashing would cost a small product more than its launch. */
+static CUfunction kernels[CUARR_MAX_DEVICES][CUARR_NDTYPES];
+
+static cuarr_status kernel_of(int device, cuarr_dtype dtype, CUfunction *out) {
+  CUfunction f = __atomic_load_n(&kernels[device][dtype], __ATOMIC_ACQUIRE);
+  if (!f) {
+    const char *source = cuarr_matmul_program();
+    if (!source)
+      return CUARR_OUT_OF_MEMORY;
+    char name[32];
+    snprintf(name, sizeof name, "cuarr_matmul_%s", cuarr_codegen_dtype_code(dtype));
+    CUARR_TRY(cuarr_kernel_get(device, source, name, NULL, 0, &f));
+    __atomic_store_n(&kernels[device][dtype], f, __ATOMIC_RELEASE);
+  }
+  *out = f;
+  return CUARR_OK;
+}
+
 cuarr_status cuarr_matmul_kernel(int device, CUstream stream, const cuarr_gemm *g) {
-  if (cuarr_dtype_is_float(g->dtype))
-    return cuarr_fail(CUARR_TYPE_ERROR, "matmul: no kernel of cuarr's for %s",
-                      cuarr_dtype_name(g->dtype));
-  char name[32];
-  snprintf(name, sizeof name, "cuarr_matmul_%s", cuarr_codegen_dtype_code(g->dtype));
   CUfunction f;
-  CUARR_TRY(cuarr_kernel_get(device, cuarr_kernel_source_matmul_cu, name, NULL, 0, &f));
+  CUARR_TRY(kernel_of(device, g->dtype, &f));
   const long long item = (long long)cuarr_dtype_size(g->dtype);
   long long strides[9] = {g->a_batch, g->b_batch, g->c_batch, g->a_rs, g->a_cs,
                           g->b_rs,    g->b_cs,    g->c_rs,    g->c_cs};
