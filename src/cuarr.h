@@ -51,6 +51,7 @@ typedef enum cuarr_status {
   CUARR_COMPILE_ERROR,
   CUARR_CUDA_ERROR,
   CUARR_NOT_AVAILABLE,
+  CUARR_LINALG_ERROR, /* a singular or non-positive-definite matrix, as NumPy's LinAlgError */
 } cuarr_status;
 
 /* "ValueError", "OutOfMemoryError", ... */
@@ -222,6 +223,7 @@ typedef struct cuarr_runtime_info {
   int driver_version;       /* 13000 for CUDA 13.0; -1 when no driver */
   int nvrtc_version;        /* major*1000 + minor*10; -1 when NVRTC is not found */
   int cublas_version;       /* cuBLAS's integer version; -1 when cuBLAS is not found */
+  int cusolver_version;     /* cuSOLVER's, major*10000 + minor*100 + patch; -1 when not found */
   char host_blas[256];      /* the system BLAS cuarr opened for host arrays ("" when none) */
   int device_count;         /* 0 when no driver */
   char driver_missing[256]; /* why the driver is unusable, or "" */
@@ -830,6 +832,29 @@ CUARR_API cuarr_status cuarr_matmul(cuarr_context *ctx, const cuarr_array *a, co
  * main one, < 0 below (NumPy's diagonal). */
 CUARR_API cuarr_status cuarr_view_diagonal(const cuarr_array *a, int64_t offset, int axis1,
                                            int axis2, cuarr_array *out);
+
+/* ---------------------------------------------------------------- linear algebra */
+
+/* NumPy's linalg on stacks of square matrices (the last two axes; the others a batch), host
+ * arrays through the system LAPACK, device arrays through cuBLAS's batched routines (many
+ * matrices of up to 32 x 32) or cuSOLVER.  bool and integer inputs compute in float64, float32
+ * in float32; float16 is a CUARR_TYPE_ERROR, as in NumPy.  Fewer than two axes or matrices that
+ * are not square: CUARR_LINALG_ERROR.  Results are new C-contiguous arrays (*out, which must be
+ * empty on entry).  inv, solve and cholesky wait for the factorization's statuses, to fail with
+ * CUARR_LINALG_ERROR for a singular (or not positive definite) matrix; det and slogdet do not
+ * wait: a singular matrix has determinant 0 (sign 0, log -inf). */
+CUARR_API cuarr_status cuarr_linalg_det(cuarr_context *ctx, const cuarr_array *a, cuarr_array *out);
+CUARR_API cuarr_status cuarr_linalg_slogdet(cuarr_context *ctx, const cuarr_array *a,
+                                            cuarr_array *sign, cuarr_array *logabsdet);
+CUARR_API cuarr_status cuarr_linalg_inv(cuarr_context *ctx, const cuarr_array *a, cuarr_array *out);
+/* b: a stack of (n, k) matrices, or a single (n,) vector (NumPy 2's rule); the batch axes of a
+ * and b broadcast. */
+CUARR_API cuarr_status cuarr_linalg_solve(cuarr_context *ctx, const cuarr_array *a,
+                                          const cuarr_array *b, cuarr_array *out);
+/* The lower factor L (L L^T = a), or the upper one U (U^T U = a) when upper; only that triangle
+ * of a is read. */
+CUARR_API cuarr_status cuarr_linalg_cholesky(cuarr_context *ctx, const cuarr_array *a, bool upper,
+                                             cuarr_array *out);
 
 /* ---------------------------------------------------------------- diagnostics */
 

@@ -22,6 +22,7 @@ const char *cuarr_status_name(cuarr_status s) {
   case CUARR_COMPILE_ERROR: return "CompileError";
   case CUARR_CUDA_ERROR: return "CUDAError";
   case CUARR_NOT_AVAILABLE: return "NotAvailable";
+  case CUARR_LINALG_ERROR: return "LinAlgError";
   }
   return "Error";
 }

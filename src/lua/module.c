@@ -47,6 +47,7 @@ static void (*const parts[])(lua_State *L, const cuarr_lua_module *m) = {
     cuarr_lua_open_cuda_array_interface,
     cuarr_lua_open_random,
     cuarr_lua_open_products,
+    cuarr_lua_open_linalg,
 };
 
 /* Wall-clock seconds (monotonic), for benchmarks and timeouts. */
@@ -63,7 +64,7 @@ static int l_raise(lua_State *L) {
   if (lua_type(L, 2) != LUA_TSTRING)
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #2 (message) must be a string, got %s",
                            luaL_typename(L, 2));
-  for (cuarr_status s = CUARR_VALUE_ERROR; s <= CUARR_NOT_AVAILABLE; s++)
+  for (cuarr_status s = CUARR_VALUE_ERROR; s <= CUARR_LINALG_ERROR; s++)
     if (!strcmp(kind, cuarr_status_name(s)))
       return cuarr_lua_error_message_at(L, s, 2); /* the message as it is, NUL bytes too */
   return cuarr_lua_error(L, CUARR_VALUE_ERROR, "unknown error kind '%s'", kind);

@@ -252,6 +252,15 @@ void cuarr_runtime(cuarr_runtime_info *out) {
   if (cuarr_load_host_blas(&blas) == CUARR_OK)
     snprintf(out->host_blas, sizeof out->host_blas, "%s", blas->path);
 
+  out->cusolver_version = -1;
+  if (cuarr_load_cusolver() == CUARR_OK) {
+    int major = 0, minor = 0, patch = 0;
+    if (cuarr_cusolver.cusolverGetProperty(MAJOR_VERSION, &major) == CUSOLVER_STATUS_SUCCESS &&
+        cuarr_cusolver.cusolverGetProperty(MINOR_VERSION, &minor) == CUSOLVER_STATUS_SUCCESS &&
+        cuarr_cusolver.cusolverGetProperty(PATCH_LEVEL, &patch) == CUSOLVER_STATUS_SUCCESS)
+      out->cusolver_version = major * 10000 + minor * 100 + patch;
+  }
+
   if (cuarr_load_cublas() == CUARR_OK) {
     int major = 0, minor = 0, patch = 0;
     if (cuarr_cublas.cublasGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&

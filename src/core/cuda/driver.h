@@ -1,11 +1,12 @@
 /*
- * driver.h -- the CUDA driver, NVRTC and cuBLAS entry points cuarr uses, loaded with dlopen.
+ * driver.h -- the CUDA driver, NVRTC, cuBLAS and cuSOLVER entry points cuarr uses, loaded with
+ * dlopen.
  *
  * cuarr links none of the CUDA libraries: building needs only the toolkit's headers, and
  * `require "cuarr"` works on a machine with no driver.  Each library is opened on first use
  * (cuarr_load_driver() and friends), looked for on the loader's path, then under
  * $CUDA_HOME/lib64 (default /usr/local/cuda), and CUARR_LIBCUDA / CUARR_LIBNVRTC /
- * CUARR_LIBCUBLAS name a file outright.
+ * CUARR_LIBCUBLAS / CUARR_LIBCUSOLVER name a file outright.
  *
  * The tables are X-macros: a function listed here becomes a member of the same name, with the
  * type of the header's declaration.  cuda.h maps some names to versioned symbols
@@ -17,6 +18,7 @@
 
 #include <cublas_v2.h>
 #include <cuda.h>
+#include <cusolverDn.h>
 #include <nvrtc.h>
 
 #include "cuarr.h"
@@ -122,7 +124,34 @@ typedef struct cuarr_nvrtc_api {
   X(cublasSetMathMode)                                                                             \
   X(cublasSetPointerMode)                                                                          \
   X(cublasGemmEx)                                                                                  \
-  X(cublasGemmStridedBatchedEx)
+  X(cublasGemmStridedBatchedEx)                                                                    \
+  X(cublasSgetrfBatched)                                                                           \
+  X(cublasDgetrfBatched)                                                                           \
+  X(cublasSgetrsBatched)                                                                           \
+  X(cublasDgetrsBatched)
+
+/* cuSOLVER's dense solvers, for the factorizations of large matrices. */
+#define CUARR_CUSOLVER_FUNCTIONS(X)                                                                \
+  X(cusolverGetProperty)                                                                           \
+  X(cusolverDnCreate)                                                                              \
+  X(cusolverDnDestroy)                                                                             \
+  X(cusolverDnSetStream)                                                                           \
+  X(cusolverDnSgetrf_bufferSize)                                                                   \
+  X(cusolverDnDgetrf_bufferSize)                                                                   \
+  X(cusolverDnSgetrf)                                                                              \
+  X(cusolverDnDgetrf)                                                                              \
+  X(cusolverDnSgetrs)                                                                              \
+  X(cusolverDnDgetrs)                                                                              \
+  X(cusolverDnSpotrf_bufferSize)                                                                   \
+  X(cusolverDnDpotrf_bufferSize)                                                                   \
+  X(cusolverDnSpotrf)                                                                              \
+  X(cusolverDnDpotrf)                                                                              \
+  X(cusolverDnSpotrfBatched)                                                                       \
+  X(cusolverDnDpotrfBatched)
+
+typedef struct cuarr_cusolver_api {
+  CUARR_CUSOLVER_FUNCTIONS(CUARR_MEMBER_)
+} cuarr_cusolver_api;
 
 typedef struct cuarr_cublas_api {
   CUARR_CUBLAS_FUNCTIONS(CUARR_MEMBER_)
@@ -132,6 +161,7 @@ typedef struct cuarr_cublas_api {
 extern cuarr_driver_api cuarr_cu;
 extern cuarr_nvrtc_api cuarr_nvrtc;
 extern cuarr_cublas_api cuarr_cublas;
+extern cuarr_cusolver_api cuarr_cusolver;
 
 /* Open the library (once, thread-safe) and resolve every entry point.  The driver loader also
  * runs cuInit(0).  On failure: CUARR_NOT_AVAILABLE with a message naming what is missing
@@ -139,6 +169,7 @@ extern cuarr_cublas_api cuarr_cublas;
 cuarr_status cuarr_load_driver(void);
 cuarr_status cuarr_load_nvrtc(void);
 cuarr_status cuarr_load_cublas(void);
+cuarr_status cuarr_load_cusolver(void);
 
 /* Turn a failed driver call into CUARR_CUDA_ERROR ("what: CUDA_ERROR_X (description)");
  * CUDA_ERROR_OUT_OF_MEMORY becomes CUARR_OUT_OF_MEMORY.  CUDA_SUCCESS gives CUARR_OK. */
@@ -147,6 +178,7 @@ cuarr_status cuarr_nvrtc_check(nvrtcResult r, const char *what);
 /* A failed cuBLAS call: CUARR_CUDA_ERROR naming the status (CUBLAS_STATUS_ALLOC_FAILED:
  * CUARR_OUT_OF_MEMORY). */
 cuarr_status cuarr_cublas_check(cublasStatus_t r, const char *what);
+cuarr_status cuarr_cusolver_check(cusolverStatus_t r, const char *what);
 
 /* Shorthand: return on failure. */
 #define CUARR_TRY(expr)                                                                            \

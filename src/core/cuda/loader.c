@@ -1,5 +1,5 @@
 /*
- * loader.c -- open libcuda, libnvrtc and libcublas with dlopen on first use.
+ * loader.c -- open libcuda, libnvrtc, libcublas and libcusolver with dlopen on first use.
  *
  * Each library is looked for as CUARR_LIB* names it, then by its sonames on the loader's
  * path, then under $CUDA_HOME/lib64 (default /usr/local/cuda).  A library that is missing, or
@@ -19,6 +19,7 @@
 cuarr_driver_api cuarr_cu;
 cuarr_nvrtc_api cuarr_nvrtc;
 cuarr_cublas_api cuarr_cublas;
+cuarr_cusolver_api cuarr_cusolver;
 
 #define XSTR_(x) #x
 #define XSTR(x) XSTR_(x) /* the name after cuda.h's renaming: cuMemAlloc -> "cuMemAlloc_v2" */
@@ -34,6 +35,7 @@ typedef struct library {
 static library driver_lib = {PTHREAD_ONCE_INIT, CUARR_OK, "", NULL};
 static library nvrtc_lib = {PTHREAD_ONCE_INIT, CUARR_OK, "", NULL};
 static library cublas_lib = {PTHREAD_ONCE_INIT, CUARR_OK, "", NULL};
+static library cusolver_lib = {PTHREAD_ONCE_INIT, CUARR_OK, "", NULL};
 
 /* Try env_var's file, then each soname on the loader's path, then under $CUDA_HOME/lib64. */
 static void *open_library(const char *env_var, const char *const *sonames, char *tried,
@@ -137,6 +139,18 @@ static void load_cublas_once(void) {
   CUARR_CUBLAS_FUNCTIONS(RESOLVE_)
 }
 
+static void load_cusolver_once(void) {
+  static const char *const names[] = {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so",
+                                      NULL};
+  library *lib = &cusolver_lib;
+  cuarr_cusolver_api *api = &cuarr_cusolver;
+  const char *what = "cuSOLVER (libcusolver.so)";
+  if (!open_or_fail(lib, "cuSOLVER", "CUARR_LIBCUSOLVER", names))
+    return;
+  int ok = 1;
+  CUARR_CUSOLVER_FUNCTIONS(RESOLVE_)
+}
+
 static cuarr_status finish(library *lib, void (*init)(void)) {
   pthread_once(&lib->once, init);
   if (lib->status != CUARR_OK)
@@ -147,6 +161,7 @@ static cuarr_status finish(library *lib, void (*init)(void)) {
 cuarr_status cuarr_load_driver(void) { return finish(&driver_lib, load_driver_once); }
 cuarr_status cuarr_load_nvrtc(void) { return finish(&nvrtc_lib, load_nvrtc_once); }
 cuarr_status cuarr_load_cublas(void) { return finish(&cublas_lib, load_cublas_once); }
+cuarr_status cuarr_load_cusolver(void) { return finish(&cusolver_lib, load_cusolver_once); }
 
 cuarr_status cuarr_cu_check(CUresult r, const char *what) {
   if (r == CUDA_SUCCESS)
@@ -163,6 +178,25 @@ cuarr_status cuarr_cublas_check(cublasStatus_t r, const char *what) {
     return CUARR_OK;
   cuarr_status s = r == CUBLAS_STATUS_ALLOC_FAILED ? CUARR_OUT_OF_MEMORY : CUARR_CUDA_ERROR;
   return cuarr_fail(s, "%s: %s", what, cuarr_cublas.cublasGetStatusName(r));
+}
+
+cuarr_status cuarr_cusolver_check(cusolverStatus_t r, const char *what) {
+  static const char *const names[] = {"CUSOLVER_STATUS_SUCCESS",
+                                      "CUSOLVER_STATUS_NOT_INITIALIZED",
+                                      "CUSOLVER_STATUS_ALLOC_FAILED",
+                                      "CUSOLVER_STATUS_INVALID_VALUE",
+                                      "CUSOLVER_STATUS_ARCH_MISMATCH",
+                                      "CUSOLVER_STATUS_MAPPING_ERROR",
+                                      "CUSOLVER_STATUS_EXECUTION_FAILED",
+                                      "CUSOLVER_STATUS_INTERNAL_ERROR",
+                                      "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED",
+                                      "CUSOLVER_STATUS_NOT_SUPPORTED"};
+  if (r == CUSOLVER_STATUS_SUCCESS)
+    return CUARR_OK;
+  cuarr_status s = r == CUSOLVER_STATUS_ALLOC_FAILED ? CUARR_OUT_OF_MEMORY : CUARR_CUDA_ERROR;
+  if ((unsigned)r < sizeof names / sizeof names[0])
+    return cuarr_fail(s, "%s: %s", what, names[r]);
+  return cuarr_fail(s, "%s: cuSOLVER status %d", what, (int)r);
 }
 
 cuarr_status cuarr_nvrtc_check(nvrtcResult r, const char *what) {

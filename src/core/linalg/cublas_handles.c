@@ -1,6 +1,6 @@
 /*
  * cublas_handles.c -- one cuBLAS handle per (device, stream) in use, each with a workspace from
- * the device's pool.
+ * the device's pool, and beside it a cuSOLVER handle on the same stream, made on first use.
  *
  * A handle is tied to a stream and owns its workspace: two streams sharing one would let their
  * products overwrite each other's workspace, which is why cuBLAS asks for a handle per stream
@@ -28,6 +28,7 @@ struct cuarr_cublas_handle {
   CUstream stream;
   cublasHandle_t handle; /* NULL: the slot is free */
   cuarr_buffer *workspace;
+  cusolverDnHandle_t solver; /* NULL until asked for */
   unsigned long long last_use;
 };
 
@@ -38,6 +39,8 @@ static unsigned long long clock_ticks;
 static void destroy(cuarr_cublas_handle *h) {
   cuarr_device_activate(h->device);
   cuarr_cublas.cublasDestroy(h->handle); /* waits for the work queued with it */
+  if (h->solver)
+    cuarr_cusolver.cusolverDnDestroy(h->solver);
   cuarr_buffer_release(h->workspace);
   *h = (cuarr_cublas_handle){0};
 }
@@ -64,7 +67,7 @@ static cuarr_status create(cuarr_cublas_handle *h, int device, CUstream stream) 
       cuarr_buffer_release(workspace);
     return s;
   }
-  *h = (cuarr_cublas_handle){device, stream, handle, workspace, 0};
+  *h = (cuarr_cublas_handle){device, stream, handle, workspace, NULL, 0};
   return CUARR_OK;
 }
 
@@ -103,3 +106,25 @@ void cuarr_cublas_handle_unlock(cuarr_cublas_handle *h) {
 }
 
 cublasHandle_t cuarr_cublas_handle_get(const cuarr_cublas_handle *h) { return h->handle; }
+
+cuarr_status cuarr_cublas_handle_solver(cuarr_cublas_handle *h, cusolverDnHandle_t *out) {
+  if (!h->solver) {
+    CUARR_TRY(cuarr_load_cusolver());
+    cuarr_capture_mode_saved mode = cuarr_capture_relax();
+    cusolverDnHandle_t solver = NULL;
+    cuarr_status s =
+        cuarr_cusolver_check(cuarr_cusolver.cusolverDnCreate(&solver), "cusolverDnCreate");
+    if (s == CUARR_OK)
+      s = cuarr_cusolver_check(cuarr_cusolver.cusolverDnSetStream(solver, (cudaStream_t)h->stream),
+                               "cusolverDnSetStream");
+    cuarr_capture_restore(mode);
+    if (s != CUARR_OK) {
+      if (solver)
+        cuarr_cusolver.cusolverDnDestroy(solver);
+      return s;
+    }
+    h->solver = solver;
+  }
+  *out = h->solver;
+  return CUARR_OK;
+}

@@ -1,17 +1,24 @@
 /*
- * host_blas.c -- open the system BLAS (host_blas.h says where it is looked for).
+ * host_blas.c -- open the system BLAS and LAPACK (host_blas.h says where they are looked for).
  */
 #include "linalg/host_blas.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static cuarr_host_blas blas;
+static void *blas_handle;
 static cuarr_status status = CUARR_OK;
 static char message[512];
+
+static pthread_once_t lapack_once = PTHREAD_ONCE_INIT;
+static cuarr_host_lapack lapack;
+static cuarr_status lapack_status = CUARR_OK;
+static char lapack_message[512];
 
 static void *open_first(const char *const *names, const char **opened) {
   for (const char *const *name = names; *name; name++) {
@@ -57,6 +64,49 @@ static void load_once(void) {
     return;
   }
   snprintf(blas.path, sizeof blas.path, "%s", opened);
+  blas_handle = h;
+}
+
+static bool resolve_lapack(void *h) {
+  *(void **)&lapack.sgetrf = dlsym(h, "sgetrf_");
+  *(void **)&lapack.dgetrf = dlsym(h, "dgetrf_");
+  *(void **)&lapack.sgetrs = dlsym(h, "sgetrs_");
+  *(void **)&lapack.dgetrs = dlsym(h, "dgetrs_");
+  *(void **)&lapack.spotrf = dlsym(h, "spotrf_");
+  *(void **)&lapack.dpotrf = dlsym(h, "dpotrf_");
+  return lapack.sgetrf && lapack.dgetrf && lapack.sgetrs && lapack.dgetrs && lapack.spotrf &&
+         lapack.dpotrf;
+}
+
+static void load_lapack_once(void) {
+  const cuarr_host_blas *unused;
+  const char *forced = getenv("CUARR_LIBLAPACK");
+  if (!(forced && *forced) && cuarr_load_host_blas(&unused) == CUARR_OK &&
+      resolve_lapack(blas_handle)) {
+    snprintf(lapack.path, sizeof lapack.path, "%s", blas.path);
+    return;
+  }
+  const char *name = forced && *forced ? forced : "liblapack.so.3";
+  void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (h && resolve_lapack(h)) {
+    snprintf(lapack.path, sizeof lapack.path, "%s", name);
+    return;
+  }
+  lapack_status = CUARR_NOT_AVAILABLE;
+  snprintf(lapack_message, sizeof lapack_message,
+           "no LAPACK for host arrays: install Debian's libopenblas0 (or liblapack3), or set "
+           "CUARR_LIBLAPACK to a LAPACK library (%s: %s)",
+           name, h ? "lacks getrf, getrs or potrf" : dlerror());
+  if (h)
+    dlclose(h);
+}
+
+cuarr_status cuarr_load_host_lapack(const cuarr_host_lapack **out) {
+  pthread_once(&lapack_once, load_lapack_once);
+  if (lapack_status != CUARR_OK)
+    return cuarr_fail(lapack_status, "%s", lapack_message);
+  *out = &lapack;
+  return CUARR_OK;
 }
 
 cuarr_status cuarr_load_host_blas(const cuarr_host_blas **out) {

@@ -19,12 +19,31 @@ typedef void (*cuarr_fortran_gemm)(const char *transa, const char *transb, const
                                    const int *lda, const void *b, const int *ldb, const void *beta,
                                    void *c, const int *ldc, size_t transa_len, size_t transb_len);
 
+/* LAPACK's LU and Cholesky factorizations and the LU solve (the s and d ones share types). */
+typedef void (*cuarr_fortran_getrf)(const int *m, const int *n, void *a, const int *lda, int *ipiv,
+                                    int *info);
+typedef void (*cuarr_fortran_getrs)(const char *trans, const int *n, const int *nrhs, const void *a,
+                                    const int *lda, const int *ipiv, void *b, const int *ldb,
+                                    int *info, size_t trans_len);
+typedef void (*cuarr_fortran_potrf)(const char *uplo, const int *n, void *a, const int *lda,
+                                    int *info, size_t uplo_len);
+
 typedef struct cuarr_host_blas {
   cuarr_fortran_gemm sgemm, dgemm;
   char path[200]; /* the file opened */
 } cuarr_host_blas;
 
+typedef struct cuarr_host_lapack {
+  cuarr_fortran_getrf sgetrf, dgetrf;
+  cuarr_fortran_getrs sgetrs, dgetrs;
+  cuarr_fortran_potrf spotrf, dpotrf;
+  char path[200];
+} cuarr_host_lapack;
+
 /* The BLAS (opened once, thread-safe), or CUARR_NOT_AVAILABLE naming the packages to install. */
 cuarr_status cuarr_load_host_blas(const cuarr_host_blas **out);
+/* LAPACK: the BLAS's own when it carries it (OpenBLAS does), else liblapack.so.3
+ * (CUARR_LIBLAPACK names another). */
+cuarr_status cuarr_load_host_lapack(const cuarr_host_lapack **out);
 
 #endif

@@ -79,5 +79,8 @@ typedef struct cuarr_cublas_handle cuarr_cublas_handle;
 cuarr_status cuarr_cublas_handle_lock(int device, CUstream stream, cuarr_cublas_handle **out);
 void cuarr_cublas_handle_unlock(cuarr_cublas_handle *h);
 cublasHandle_t cuarr_cublas_handle_get(const cuarr_cublas_handle *h);
+/* The cuSOLVER handle on the same stream (made on first use; CUARR_NOT_AVAILABLE without
+ * cuSOLVER).  Only while h is locked. */
+cuarr_status cuarr_cublas_handle_solver(cuarr_cublas_handle *h, cusolverDnHandle_t *out);
 
 #endif

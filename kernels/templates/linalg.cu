@@ -1,0 +1,71 @@
+/*
+ * linalg.cu -- the small kernels around cuBLAS's and cuSOLVER's factorizations: the pointer
+ * arrays their batched routines take, determinants read off LU factors, and the triangle a
+ * Cholesky factorization leaves alone, zeroed.  Matrices are column-major, n x n, one after
+ * another.  No slots: every kernel is extern "C", named with its dtype's code (f4, f8).
+ */
+
+/* ptrs[i] = base + i * stride (bytes), for the batched routines' arrays of matrices. */
+extern "C" __global__ void cuarr_linalg_pointers(char **ptrs, char *base, long long stride,
+                                                 long long count) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += (long long)gridDim.x * blockDim.x)
+    ptrs[i] = base + i * stride;
+}
+
+/* One matrix per thread: the sign of its determinant and the log of its absolute value, from
+ * the diagonal of U and the row swaps of the pivots (1-based), summed in double as the host's
+ * loop sums them.  With no logabs, the determinant itself (sign * exp(log), NumPy's det). */
+template <typename T>
+__device__ __forceinline__ void cuarr_linalg_det(const T *lu, const int *ipiv, int n,
+                                                 long long count, T *sign, T *logabs) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += (long long)gridDim.x * blockDim.x) {
+    const T *m = lu + i * (long long)n * n;
+    double s = 1, l = 0;
+    for (int k = 0; k < n; k++) {
+      double u = (double)m[(long long)k * n + k];
+      if (ipiv[i * n + k] != k + 1)
+        s = -s;
+      if (u < 0)
+        s = -s, u = -u;
+      if (u == 0) {
+        s = 0, l = -__longlong_as_double(0x7ff0000000000000ULL);
+        break;
+      }
+      l += log(u);
+    }
+    if (logabs) {
+      sign[i] = (T)s;
+      logabs[i] = (T)l;
+    } else {
+      sign[i] = (T)(s * exp(l));
+    }
+  }
+}
+
+/* Zero below the diagonal (upper) or above it (lower) of every matrix. */
+template <typename T>
+__device__ __forceinline__ void cuarr_linalg_zero_triangle(T *a, int n, long long count,
+                                                           int upper) {
+  const long long total = count * n * n;
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+       e += (long long)gridDim.x * blockDim.x) {
+    long long within = e % ((long long)n * n);
+    int col = (int)(within / n), row = (int)(within % n);
+    if (upper ? row > col : row < col)
+      a[e] = (T)0;
+  }
+}
+
+#define CUARR_LINALG_KERNELS(code, T)                                                              \
+  extern "C" __global__ void cuarr_linalg_det_##code(const T *lu, const int *ipiv, int n,          \
+                                                     long long count, T *sign, T *logabs) {        \
+    cuarr_linalg_det<T>(lu, ipiv, n, count, sign, logabs);                                         \
+  }                                                                                                \
+  extern "C" __global__ void cuarr_linalg_zero_triangle_##code(T *a, int n, long long count,       \
+                                                               int upper) {                        \
+    cuarr_linalg_zero_triangle<T>(a, n, count, upper);                                             \
+  }
+CUARR_LINALG_KERNELS(f4, float)
+CUARR_LINALG_KERNELS(f8, double)

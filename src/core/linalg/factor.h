@@ -1,0 +1,67 @@
+/*
+ * factor.h -- the factorizations cuarr.linalg is built on (LU, Cholesky), the solves with their
+ * factors and what is read off them (determinants), on a batch of matrices laid out as LAPACK
+ * and cuSOLVER want them: column-major, n x n, one after another.
+ *
+ * linalg.c fills such a batch with a C-contiguous copy of the user's stack, which column-major
+ * routines read as the transposes of the user's matrices; it chooses each call so that the
+ * transposes cancel (linalg.c says how).  factor_host.c runs the batch through LAPACK,
+ * factor_device.c through cuBLAS's batched routines (many small matrices) or cuSOLVER (larger
+ * ones).
+ */
+#ifndef CUARR_LINALG_FACTOR_H
+#define CUARR_LINALG_FACTOR_H
+
+#include "internal.h"
+
+typedef struct cuarr_factor_batch {
+  cuarr_context *ctx;
+  int device; /* CUARR_HOST: LAPACK */
+  CUstream stream;
+  cuarr_dtype dtype; /* float32 or float64 */
+  int n;
+  int64_t count;
+  char *a;   /* count matrices, n * n elements apart; overwritten by their factors */
+  int *ipiv; /* count * n pivots (1-based, LAPACK's); unused by Cholesky */
+  int *info; /* count statuses: > 0 a singular (or not positive definite) matrix */
+} cuarr_factor_batch;
+
+/* The pivots and statuses are arrays the caller allocates (int32, count * n and count). */
+
+/* LU with partial pivoting: a = P L U, in place. */
+cuarr_status cuarr_factor_lu(const cuarr_factor_batch *b);
+/* Solve op(a) x = rhs with a's LU factors, op the transpose when `transpose`; rhs holds count
+ * column-major n x nrhs matrices, one after another, overwritten by x. */
+cuarr_status cuarr_factor_lu_solve(const cuarr_factor_batch *b, bool transpose, int nrhs,
+                                   char *rhs);
+/* Cholesky: the `upper` triangle of a (column-major) becomes U with U^T U = a (else the lower
+ * one L with L L^T = a); the other triangle is zeroed. */
+cuarr_status cuarr_factor_cholesky(const cuarr_factor_batch *b, bool upper);
+/* From the LU factors: each matrix's sign of the determinant and log of its absolute value
+ * (into C-contiguous arrays of count elements, of the batch's dtype); logabs NULL: the
+ * determinant itself into sign.  A singular matrix has sign 0 and log -inf (determinant 0). */
+cuarr_status cuarr_factor_lu_det(const cuarr_factor_batch *b, const cuarr_array *sign,
+                                 const cuarr_array *logabs);
+
+/* Whether any status says singular (reads the statuses back from the device: a
+ * synchronisation). */
+cuarr_status cuarr_factor_any_failed(const cuarr_factor_batch *b, bool *failed);
+
+/* ---- factor_host.c and factor_device.c: the engines of the above */
+cuarr_status cuarr_factor_host_lu(const cuarr_factor_batch *b);
+cuarr_status cuarr_factor_host_lu_solve(const cuarr_factor_batch *b, bool transpose, int nrhs,
+                                        char *rhs);
+cuarr_status cuarr_factor_host_cholesky(const cuarr_factor_batch *b, bool upper);
+cuarr_status cuarr_factor_host_lu_det(const cuarr_factor_batch *b, const cuarr_array *sign,
+                                      const cuarr_array *logabs);
+cuarr_status cuarr_factor_device_lu(const cuarr_factor_batch *b);
+cuarr_status cuarr_factor_device_lu_solve(const cuarr_factor_batch *b, bool transpose, int nrhs,
+                                          char *rhs);
+cuarr_status cuarr_factor_device_cholesky(const cuarr_factor_batch *b, bool upper);
+cuarr_status cuarr_factor_device_lu_det(const cuarr_factor_batch *b, const cuarr_array *sign,
+                                        const cuarr_array *logabs);
+/* testing/linalg_compile_all.c: kernels/templates/linalg.cu compiled for sm_<arch>. */
+cuarr_status cuarr_linalg_kernels_compile_all(int arch, int *n_kernels);
+const char *cuarr_linalg_kernel_name(int i); /* NULL past the last */
+
+#endif
