@@ -2,11 +2,12 @@
  * test_matmul_plan.c -- how matmul hands products to BLAS and cuBLAS: which layouts BLAS reads
  * as they lie (row- or column-major, any leading dimension, extents of 1 with any stride) and
  * which it cannot (negative, zero or non-unit strides on both axes), the column-major call a
- * row-major or column-major result becomes; and kernels/templates/matmul.cu compiled with
- * NVRTC for sm_90 (no GPU needed).
+ * row-major or column-major result becomes; and kernels/templates/matmul.cu and linalg.cu
+ * (the factorizations' kernels) compiled with NVRTC for sm_90 (no GPU needed).
  */
 #include "ctest.h"
 #include "internal.h"
+#include "linalg/factor.h"
 #include "linalg/matmul.h"
 
 static void test_layouts(void) {
@@ -75,6 +76,10 @@ static void test_kernels_compile(void) {
     printf("# %s\n", cuarr_last_error());
   CHECK(s == CUARR_OK && n == CUARR_NDTYPES,
         "matmul.cu compiles for sm_90 with a kernel for each dtype");
+  s = cuarr_linalg_kernels_compile_all(90, &n);
+  if (s != CUARR_OK)
+    printf("# %s\n", cuarr_last_error());
+  CHECK(s == CUARR_OK && n == 5, "linalg.cu compiles for sm_90 with its five kernels");
 }
 
 int main(void) {

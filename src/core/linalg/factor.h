@@ -60,8 +60,8 @@ cuarr_status cuarr_factor_device_lu_solve(const cuarr_factor_batch *b, bool tran
 cuarr_status cuarr_factor_device_cholesky(const cuarr_factor_batch *b, bool upper);
 cuarr_status cuarr_factor_device_lu_det(const cuarr_factor_batch *b, const cuarr_array *sign,
                                         const cuarr_array *logabs);
-/* testing/linalg_compile_all.c: kernels/templates/linalg.cu compiled for sm_<arch>. */
+/* testing/linalg_compile_all.c, for `make test`: kernels/templates/linalg.cu compiled with
+ * NVRTC for sm_<arch> (no GPU); *n_kernels: how many of its kernels the cubin holds. */
 cuarr_status cuarr_linalg_kernels_compile_all(int arch, int *n_kernels);
-const char *cuarr_linalg_kernel_name(int i); /* NULL past the last */
 
 #endif
