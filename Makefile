@@ -214,8 +214,8 @@ $(BUILD)/bench/ceilings: bench/ceilings.c $(CORE_OBJECTS)
 # of device time, mostly imports and fresh processes, so they run by default: CUARR_PEERS=0
 # skips them, and a peer that is not installed is reported, not fatal.  CUARR_BENCH_SUITES
 # (comma-separated, of transfers, elementwise, reduction, raw_kernels, graphs, jit, random,
-# matmul; default all) picks suites: CUARR_BENCH_SUITES=matmul make bench runs the products
-# alone.  A cuarr case that fails still lets the peers run; make fails afterwards.
+# matmul, linalg; default all) picks suites: CUARR_BENCH_SUITES=matmul make bench runs the
+# products alone.  A cuarr case that fails still lets the peers run; make fails afterwards.
 bench: deps
 	@$(MAKE) --no-print-directory $(PARALLEL) all $(BUILD)/bench/ceilings
 	$(BUILD)/bench/ceilings > $(BUILD)/bench/ceilings.txt \

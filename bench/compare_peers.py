@@ -8,8 +8,7 @@ line per figure; when it is readable the table shows cuarr's figure and cuarr/pe
 beside the peers'.  A peer that is not installed, or whose GPU setup fails, is reported and
 skipped; a case that fails is reported and the others still run: the script exits 0.
 CUARR_BENCH_SUITES (comma-separated: transfers, elementwise, reduction, raw_kernels, graphs,
-jit, random, matmul)
-picks suites as in run.lua.
+jit, random, matmul, linalg) picks suites as in run.lua.
 
 Each case is timed as run.lua times it (bench/timing.lua):
   transfers   median of several repetitions after a warm-up, wall clock around the call with
@@ -33,6 +32,9 @@ Each case is timed as run.lua times it (bench/timing.lua):
               ceilings.c times raw cuBLAS), and a 64 x 64 product per op (as above); both
               peers without TF32 and without float16 reduced-precision reductions
               (bench/peer_matmul.py)
+  linalg      det, solve and inv of a 4096 x 4096 float64 matrix and det of 10 000 8 x 8, ms per
+              call by events, median of 7 batches after 3 warm-up calls (as bandwidth above;
+              bench/peer_linalg.py)
 The reduction cases time the peers' calls with out= where their APIs take it (as run.lua does
 cuarr's); argmax indices are 0-based here and 1-based in cuarr, and are checked as such.
 To add a case, add it to run.lua and here under the same name (ending in _GBps or _TFLOPs for a
@@ -74,7 +76,15 @@ N_SYNC_CALLS = 2000  # single synchronising calls timed, as ceilings.c's launch_
 N_SYNC_WARMUP = 100
 RK_N = 4096
 SUITES = (
-    "transfers", "elementwise", "reduction", "raw_kernels", "graphs", "jit", "random", "matmul"
+    "transfers",
+    "elementwise",
+    "reduction",
+    "raw_kernels",
+    "graphs",
+    "jit",
+    "random",
+    "matmul",
+    "linalg",
 )
 # As in bench/raw_kernels.lua and bench/graphs.lua.
 RAW_N = 1000
@@ -1127,6 +1137,11 @@ def cupy_cases(suites):
         from peer_matmul import cupy_matmul_cases
 
         cases.update(cupy_matmul_cases(cp, ops, wall_per_op))
+    if "linalg" in suites:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from peer_linalg import cupy_linalg_cases
+
+        cases.update(cupy_linalg_cases(cp, ops, device_seconds))
     info = f"cupy {cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}"
     return info, cases, ops.release
 
@@ -1156,6 +1171,11 @@ def torch_cases(suites):
         from peer_matmul import torch_matmul_cases
 
         cases.update(torch_matmul_cases(torch, ops, wall_per_op))
+    if "linalg" in suites:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from peer_linalg import torch_linalg_cases
+
+        cases.update(torch_linalg_cases(torch, ops, device_seconds))
     info = f"torch {torch.__version__}, {torch.cuda.get_device_name(0)}"
     return info, cases, ops.release
 

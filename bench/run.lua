@@ -6,16 +6,18 @@
 -- bench/reduction.lua (reductions, cumsum, per-op cost, ReductionKernel), bench/raw_kernels.lua
 -- (RawKernel launches and compiles, mul and mulReg), bench/graphs.lua (graph replay against
 -- eager ops), bench/jit.lua (kernels written in Lua: vectorize, fuse, jit.rawkernel),
--- bench/random.lua (cuarr.random's write rates) and bench/matmul.lua (cuarr.matmul in TF/s
+-- bench/random.lua (cuarr.random's write rates), bench/matmul.lua (cuarr.matmul in TF/s
 -- against the raw cuBLAS call's rate, whose figure is both its raw and its ceiling, and the
--- 64 x 64 product's cost per call against the launch floor), with the clocks in
+-- 64 x 64 product's cost per call against the launch floor) and bench/linalg.lua (det, solve
+-- and inv of a 4096 x 4096 float64 matrix and det of 10 000 8 x 8, in ms, their targets
+-- relative to CuPy's and so decided in compare_peers.py's table), with the clocks in
 -- bench/timing.lua.  Environment:
 --   CUARR_CEILINGS      file holding the ceilings program's output (`ceiling <name> <value>`,
 --                       `device <name>`, `driver <version>`); without it the shares are blank
 --   CUARR_BENCH_OUT     file to write cuarr's figures to, as `name value` lines, for
 --                       bench/compare_peers.py
 --   CUARR_BENCH_SUITES  comma-separated suites to run (default: all of transfers, elementwise,
---                       reduction, raw_kernels, graphs, jit, random, matmul)
+--                       reduction, raw_kernels, graphs, jit, random, matmul, linalg)
 -- Each figure prints as `cuarr <name> <value>` when measured; a short table comes last (the GPU
 -- machine returns only the tail of the output).  A case that fails is reported and the others
 -- still run; the exit status is 1 when any failed.
@@ -37,6 +39,7 @@ local SUITES = {
   {name = "jit", module = "bench.jit"},
   {name = "random", module = "bench.random"},
   {name = "matmul", module = "bench.matmul"},
+  {name = "linalg", module = "bench.linalg"},
 }
 
 local function fail(msg)
