@@ -44,6 +44,49 @@ __device__ __forceinline__ void cuarr_linalg_det(const T *lu, const int *ipiv, i
   }
 }
 
+/* The same with one block per matrix, for large matrices: a thread per matrix would walk n
+ * diagonal elements one after another, each a load from another row of the matrix. */
+#define CUARR_LINALG_DET_THREADS 256
+template <typename T>
+__device__ __forceinline__ void cuarr_linalg_det_block(const T *lu, const int *ipiv, int n,
+                                                       long long count, T *sign, T *logabs) {
+  __shared__ double logs[CUARR_LINALG_DET_THREADS];
+  __shared__ int flips[CUARR_LINALG_DET_THREADS], zeros[CUARR_LINALG_DET_THREADS];
+  const int t = threadIdx.x;
+  for (long long i = blockIdx.x; i < count; i += gridDim.x) {
+    const T *m = lu + i * (long long)n * n;
+    double l = 0;
+    int flip = 0, zero = 0;
+    for (int k = t; k < n; k += CUARR_LINALG_DET_THREADS) {
+      double u = (double)m[(long long)k * n + k];
+      flip ^= (ipiv[i * n + k] != k + 1) ^ (u < 0);
+      zero |= u == 0;
+      l += log(fabs(u));
+    }
+    logs[t] = l, flips[t] = flip, zeros[t] = zero;
+    __syncthreads();
+    for (int half = CUARR_LINALG_DET_THREADS / 2; half > 0; half /= 2) {
+      if (t < half) {
+        logs[t] += logs[t + half];
+        flips[t] ^= flips[t + half];
+        zeros[t] |= zeros[t + half];
+      }
+      __syncthreads();
+    }
+    if (t == 0) {
+      double s = zeros[0] ? 0 : flips[0] ? -1 : 1;
+      double sum = zeros[0] ? -__longlong_as_double(0x7ff0000000000000ULL) : logs[0];
+      if (logabs) {
+        sign[i] = (T)s;
+        logabs[i] = (T)sum;
+      } else {
+        sign[i] = (T)(s * exp(sum));
+      }
+    }
+    __syncthreads(); /* the shared arrays are the next matrix's */
+  }
+}
+
 /* Zero below the diagonal (upper) or above it (lower) of every matrix. */
 template <typename T>
 __device__ __forceinline__ void cuarr_linalg_zero_triangle(T *a, int n, long long count,
@@ -62,6 +105,11 @@ __device__ __forceinline__ void cuarr_linalg_zero_triangle(T *a, int n, long lon
   extern "C" __global__ void cuarr_linalg_det_##code(const T *lu, const int *ipiv, int n,          \
                                                      long long count, T *sign, T *logabs) {        \
     cuarr_linalg_det<T>(lu, ipiv, n, count, sign, logabs);                                         \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(CUARR_LINALG_DET_THREADS)                           \
+      cuarr_linalg_det_block_##code(const T *lu, const int *ipiv, int n, long long count, T *sign, \
+                                    T *logabs) {                                                   \
+    cuarr_linalg_det_block<T>(lu, ipiv, n, count, sign, logabs);                                   \
   }                                                                                                \
   extern "C" __global__ void cuarr_linalg_zero_triangle_##code(T *a, int n, long long count,       \
                                                                int upper) {                        \

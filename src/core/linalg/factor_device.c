@@ -236,14 +236,18 @@ cuarr_status cuarr_factor_device_cholesky(const cuarr_factor_batch *b, bool uppe
   return st == CUARR_OK ? zero_triangle(b, upper) : st;
 }
 
+/* The largest matrices whose determinants take a thread each; larger ones take a block. */
+#define DET_THREAD_MAX_N 64
+
 cuarr_status cuarr_factor_device_lu_det(const cuarr_factor_batch *b, const cuarr_array *sign,
                                         const cuarr_array *logabs) {
   char name[48];
-  snprintf(name, sizeof name, "cuarr_linalg_det_%s", code(b->dtype));
+  const bool per_block = b->n > DET_THREAD_MAX_N;
+  snprintf(name, sizeof name, "cuarr_linalg_det_%s%s", per_block ? "block_" : "", code(b->dtype));
   void *lu = b->a, *ipiv = b->ipiv, *s = cuarr_array_data(sign);
   void *l = logabs ? cuarr_array_data(logabs) : NULL;
   int n = b->n;
   long long count = b->count;
   void *args[] = {&lu, &ipiv, &n, &count, &s, &l};
-  return launch(b, name, b->count, args);
+  return launch(b, name, per_block ? b->count * THREADS : b->count, args);
 }

@@ -8,9 +8,10 @@
 #include "linalg/factor.h"
 
 cuarr_status cuarr_linalg_kernels_compile_all(int arch, int *n_kernels) {
-  static const char *const names[] = {"cuarr_linalg_pointers", "cuarr_linalg_det_f4",
-                                      "cuarr_linalg_det_f8", "cuarr_linalg_zero_triangle_f4",
-                                      "cuarr_linalg_zero_triangle_f8"};
+  static const char *const names[] = {
+      "cuarr_linalg_pointers",         "cuarr_linalg_det_f4",           "cuarr_linalg_det_f8",
+      "cuarr_linalg_zero_triangle_f4", "cuarr_linalg_zero_triangle_f8", "cuarr_linalg_det_block_f4",
+      "cuarr_linalg_det_block_f8"};
   const int n = (int)(sizeof names / sizeof names[0]);
   char *cubin = NULL;
   size_t size = 0;
