@@ -855,6 +855,28 @@ CUARR_API cuarr_status cuarr_linalg_solve(cuarr_context *ctx, const cuarr_array 
  * of a is read. */
 CUARR_API cuarr_status cuarr_linalg_cholesky(cuarr_context *ctx, const cuarr_array *a, bool upper,
                                              cuarr_array *out);
+/* The decompositions below take stacks of m x n matrices (square for eigh), the same dtypes,
+ * through LAPACK (geqrf/orgqr, syevd, gesvd) or cuSOLVER (the same routines, one call per
+ * matrix).  Empty matrices are allowed; where NumPy returns an m x m (or n x n) matrix with
+ * nothing to decompose, it is the identity.
+ * QR, a = q r with q's columns orthonormal and r upper triangular (signs as LAPACK leaves them);
+ * k = min(m, n).  mode NULL or "reduced": q (..., m, k), r (..., k, n); "complete": q (..., m, m),
+ * r (..., m, n); "r": r (..., k, n) alone (q may be NULL and is left as it is).  Anything else is
+ * a CUARR_VALUE_ERROR.  Does not wait for the device. */
+CUARR_API cuarr_status cuarr_linalg_qr(cuarr_context *ctx, const cuarr_array *a, const char *mode,
+                                       cuarr_array *q, cuarr_array *r);
+/* The eigenvalues w (..., n), ascending, of symmetric matrices of which only the lower triangle
+ * is read (the upper one when upper: NumPy's UPLO="U"), and with want_vectors the orthonormal
+ * eigenvectors v (..., n, n), v[..., :, i] belonging to w[..., i] (v untouched otherwise: NumPy's
+ * eigvalsh).  Waits for the statuses: CUARR_LINALG_ERROR when an iteration did not converge. */
+CUARR_API cuarr_status cuarr_linalg_eigh(cuarr_context *ctx, const cuarr_array *a, bool upper,
+                                         bool want_vectors, cuarr_array *w, cuarr_array *v);
+/* a = u diag(s) vh, s (..., k) descending; u (..., m, m) and vh (..., n, n) when
+ * full_matrices, else u (..., m, k) and vh (..., k, n); with compute_uv false only s is made
+ * (u and vh untouched).  Waits for the statuses: CUARR_LINALG_ERROR when it did not converge. */
+CUARR_API cuarr_status cuarr_linalg_svd(cuarr_context *ctx, const cuarr_array *a,
+                                        bool full_matrices, bool compute_uv, cuarr_array *u,
+                                        cuarr_array *s, cuarr_array *vh);
 
 /* ---------------------------------------------------------------- diagnostics */
 

@@ -196,6 +196,7 @@ require("cuarr.jit")(M, core)
 -- cuarr.random and cuarr.cpu.random (lua/cuarr/random.lua).
 require("cuarr.random")(M, cpu, core)
 require("cuarr.products")(M, cpu, core)
+require("cuarr.linalg")(M, cpu, core)
 
 -- Error objects carry .kind and .message; this tells them from other errors.
 function M.is_error(e, kind)

@@ -147,7 +147,23 @@ typedef struct cuarr_nvrtc_api {
   X(cusolverDnSpotrf)                                                                              \
   X(cusolverDnDpotrf)                                                                              \
   X(cusolverDnSpotrfBatched)                                                                       \
-  X(cusolverDnDpotrfBatched)
+  X(cusolverDnDpotrfBatched)                                                                       \
+  X(cusolverDnSgeqrf_bufferSize)                                                                   \
+  X(cusolverDnDgeqrf_bufferSize)                                                                   \
+  X(cusolverDnSgeqrf)                                                                              \
+  X(cusolverDnDgeqrf)                                                                              \
+  X(cusolverDnSorgqr_bufferSize)                                                                   \
+  X(cusolverDnDorgqr_bufferSize)                                                                   \
+  X(cusolverDnSorgqr)                                                                              \
+  X(cusolverDnDorgqr)                                                                              \
+  X(cusolverDnSsyevd_bufferSize)                                                                   \
+  X(cusolverDnDsyevd_bufferSize)                                                                   \
+  X(cusolverDnSsyevd)                                                                              \
+  X(cusolverDnDsyevd)                                                                              \
+  X(cusolverDnSgesvd_bufferSize)                                                                   \
+  X(cusolverDnDgesvd_bufferSize)                                                                   \
+  X(cusolverDnSgesvd)                                                                              \
+  X(cusolverDnDgesvd)
 
 typedef struct cuarr_cusolver_api {
   CUARR_CUSOLVER_FUNCTIONS(CUARR_MEMBER_)

@@ -74,8 +74,17 @@ static bool resolve_lapack(void *h) {
   *(void **)&lapack.dgetrs = dlsym(h, "dgetrs_");
   *(void **)&lapack.spotrf = dlsym(h, "spotrf_");
   *(void **)&lapack.dpotrf = dlsym(h, "dpotrf_");
+  *(void **)&lapack.sgeqrf = dlsym(h, "sgeqrf_");
+  *(void **)&lapack.dgeqrf = dlsym(h, "dgeqrf_");
+  *(void **)&lapack.sorgqr = dlsym(h, "sorgqr_");
+  *(void **)&lapack.dorgqr = dlsym(h, "dorgqr_");
+  *(void **)&lapack.ssyevd = dlsym(h, "ssyevd_");
+  *(void **)&lapack.dsyevd = dlsym(h, "dsyevd_");
+  *(void **)&lapack.sgesvd = dlsym(h, "sgesvd_");
+  *(void **)&lapack.dgesvd = dlsym(h, "dgesvd_");
   return lapack.sgetrf && lapack.dgetrf && lapack.sgetrs && lapack.dgetrs && lapack.spotrf &&
-         lapack.dpotrf;
+         lapack.dpotrf && lapack.sgeqrf && lapack.dgeqrf && lapack.sorgqr && lapack.dorgqr &&
+         lapack.ssyevd && lapack.dsyevd && lapack.sgesvd && lapack.dgesvd;
 }
 
 static void load_lapack_once(void) {
@@ -96,7 +105,7 @@ static void load_lapack_once(void) {
   snprintf(lapack_message, sizeof lapack_message,
            "no LAPACK for host arrays: install Debian's libopenblas0 (or liblapack3), or set "
            "CUARR_LIBLAPACK to a LAPACK library (%s: %s)",
-           name, h ? "lacks getrf, getrs or potrf" : dlerror());
+           name, h ? "lacks one of getrf, getrs, potrf, geqrf, orgqr, syevd, gesvd" : dlerror());
   if (h)
     dlclose(h);
 }

@@ -28,6 +28,22 @@ typedef void (*cuarr_fortran_getrs)(const char *trans, const int *n, const int *
 typedef void (*cuarr_fortran_potrf)(const char *uplo, const int *n, void *a, const int *lda,
                                     int *info, size_t uplo_len);
 
+/* LAPACK's QR (geqrf, orgqr), symmetric eigensolver (syevd) and SVD (gesvd), for
+ * decompose_host.c; each takes lwork = -1 as a workspace query. */
+typedef void (*cuarr_fortran_geqrf)(const int *m, const int *n, void *a, const int *lda, void *tau,
+                                    void *work, const int *lwork, int *info);
+typedef void (*cuarr_fortran_orgqr)(const int *m, const int *n, const int *k, void *a,
+                                    const int *lda, const void *tau, void *work, const int *lwork,
+                                    int *info);
+typedef void (*cuarr_fortran_syevd)(const char *jobz, const char *uplo, const int *n, void *a,
+                                    const int *lda, void *w, void *work, const int *lwork,
+                                    int *iwork, const int *liwork, int *info, size_t jobz_len,
+                                    size_t uplo_len);
+typedef void (*cuarr_fortran_gesvd)(const char *jobu, const char *jobvt, const int *m, const int *n,
+                                    void *a, const int *lda, void *s, void *u, const int *ldu,
+                                    void *vt, const int *ldvt, void *work, const int *lwork,
+                                    int *info, size_t jobu_len, size_t jobvt_len);
+
 typedef struct cuarr_host_blas {
   cuarr_fortran_gemm sgemm, dgemm;
   char path[200]; /* the file opened */
@@ -37,6 +53,10 @@ typedef struct cuarr_host_lapack {
   cuarr_fortran_getrf sgetrf, dgetrf;
   cuarr_fortran_getrs sgetrs, dgetrs;
   cuarr_fortran_potrf spotrf, dpotrf;
+  cuarr_fortran_geqrf sgeqrf, dgeqrf;
+  cuarr_fortran_orgqr sorgqr, dorgqr;
+  cuarr_fortran_syevd ssyevd, dsyevd;
+  cuarr_fortran_gesvd sgesvd, dgesvd;
   char path[200];
 } cuarr_host_lapack;
 
