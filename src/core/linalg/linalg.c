@@ -2,14 +2,16 @@
  * linalg.c -- cuarr_linalg_det, slogdet, inv, solve and cholesky: NumPy's rules for stacks of
  * matrices, on the factorizations of factor.h.
  *
- * Each call copies the user's stack into a C-contiguous array of the compute dtype (float64 for
- * bool and integers, as NumPy's linalg; float16 is refused, as there), which the column-major
- * routines read as the transposed matrices.  The transposes cancel:
- *  - det: det(A^T) = det(A);
- *  - inv: the column-major inverse of A^T is inv(A)^T, which read row-major is inv(A);
- *  - solve: A x = b is (A^T)^T x = b, a solve with the transpose of what was factored;
- *  - cholesky: A is symmetric, so the copy is A itself; the factor column-major routines leave
- *    in one triangle reads row-major as the other one's.
+ * Each call copies the user's stack into an array of the compute dtype (float64 for bool and
+ * integers, as NumPy's linalg; float16 is refused, as there) whose matrices are column-major,
+ * so that the LU factors are those of A itself, as NumPy's (LAPACK's pivoting finds a zero pivot
+ * in a matrix with two equal rows far more often than in its transpose).  Then:
+ *  - det: read off the factors;
+ *  - inv: solve A^T X = I (the transposed solve with A's factors) into a C-contiguous array:
+ *    X = inv(A)^T column-major, which read row-major is inv(A);
+ *  - solve: A x = b, with b and x column-major;
+ *  - cholesky: the copy keeps A's layout, so the column-major routines see A^T, whose upper
+ *    triangle is A's lower one: the factor they leave there reads row-major as L.
  * Results are new C-contiguous arrays.  inv, solve and cholesky read the statuses back (a
  * synchronisation) to raise LinAlgError as NumPy does; det and slogdet do not: a singular
  * matrix's determinant is 0.
@@ -81,7 +83,10 @@ static void work_release(work *w) {
       cuarr_array_release(all[i]);
 }
 
-static cuarr_status work_begin(cuarr_context *ctx, const stack *s, const cuarr_array *a, work *w) {
+/* The working copy of a: its matrices column-major when `columns` (the LU functions), else as
+ * a lies (cholesky). */
+static cuarr_status work_begin(cuarr_context *ctx, const stack *s, const cuarr_array *a,
+                               bool columns, work *w) {
   memset(w, 0, sizeof *w);
   const int64_t nn[2] = {s->n, s->n}, n1 = s->n, one = 1;
   cuarr_status st = new_array(ctx, s, s->dtype, 2, nn, &w->a);
@@ -91,8 +96,16 @@ static cuarr_status work_begin(cuarr_context *ctx, const stack *s, const cuarr_a
     st = new_array(ctx, s, CUARR_INT32, 1, &one, &w->info);
   if (st == CUARR_OK)
     st = cuarr_still_live(a);
-  if (st == CUARR_OK)
+  if (st == CUARR_OK && columns) {
+    cuarr_array t; /* w->a holding A^T row-major holds A column-major */
+    st = cuarr_view_swapaxes(&w->a, s->nb, s->nb + 1, &t);
+    if (st == CUARR_OK) {
+      st = cuarr_copy(ctx, &t, a);
+      cuarr_array_release(&t);
+    }
+  } else if (st == CUARR_OK) {
     st = cuarr_copy(ctx, &w->a, a);
+  }
   if (st != CUARR_OK) {
     work_release(w);
     return st;
@@ -134,7 +147,7 @@ static cuarr_status determinant(cuarr_context *ctx, const char *fn, const cuarr_
       st = cuarr_fill(ctx, &r_log, (cuarr_scalar){.dtype = CUARR_INT64, .v.i = 0});
   } else if (st == CUARR_OK && s.count > 0) {
     work w;
-    st = work_begin(ctx, &s, a, &w);
+    st = work_begin(ctx, &s, a, true, &w);
     if (st == CUARR_OK) {
       st = factor_lu(fn, &w, false);
       if (st == CUARR_OK)
@@ -172,7 +185,7 @@ cuarr_status cuarr_linalg_inv(cuarr_context *ctx, const cuarr_array *a, cuarr_ar
   cuarr_status st = CUARR_OK;
   if (s.count > 0 && s.n > 0) {
     work w;
-    st = work_begin(ctx, &s, a, &w);
+    st = work_begin(ctx, &s, a, true, &w);
     if (st == CUARR_OK) {
       st = factor_lu("inv", &w, true);
       /* The right-hand sides: identities, solved in place into the inverses. */
@@ -186,7 +199,7 @@ cuarr_status cuarr_linalg_inv(cuarr_context *ctx, const cuarr_array *a, cuarr_ar
         cuarr_array_release(&diag);
       }
       if (st == CUARR_OK)
-        st = cuarr_factor_lu_solve(&w.b, false, s.n, cuarr_array_data(&x));
+        st = cuarr_factor_lu_solve(&w.b, true, s.n, cuarr_array_data(&x));
       work_release(&w);
     }
   }
@@ -261,11 +274,11 @@ cuarr_status cuarr_linalg_solve(cuarr_context *ctx, const cuarr_array *a, const 
     work w;
     st = cuarr_copy(ctx, &xt, &b_b);
     if (st == CUARR_OK)
-      st = work_begin(ctx, &full, &a_b, &w);
+      st = work_begin(ctx, &full, &a_b, true, &w);
     if (st == CUARR_OK) {
       st = factor_lu("solve", &w, true);
       if (st == CUARR_OK)
-        st = cuarr_factor_lu_solve(&w.b, true, (int)k, cuarr_array_data(&x));
+        st = cuarr_factor_lu_solve(&w.b, false, (int)k, cuarr_array_data(&x));
       work_release(&w);
     }
   }
@@ -303,7 +316,7 @@ cuarr_status cuarr_linalg_cholesky(cuarr_context *ctx, const cuarr_array *a, boo
   stack s;
   CUARR_TRY(stack_of(ctx, "cholesky", a, &s));
   work w;
-  CUARR_TRY(work_begin(ctx, &s, a, &w));
+  CUARR_TRY(work_begin(ctx, &s, a, false, &w));
   cuarr_status st = CUARR_OK;
   if (s.count > 0 && s.n > 0) {
     /* The copy is a itself (symmetric); the column-major triangle read row-major is the other. */
