@@ -1029,7 +1029,9 @@ describe("cuarr.linalg.cholesky", function()
             local f = check_cholesky(xp, a, upper, what .. (upper and " upper" or ""))
             local at = #shape == 4 and { 2, 3 } or { shape[1] }
             local opts = upper and { upper = true } or nil
-            assert.are.same(values(xp.linalg.cholesky(a[at], opts)), values(f[at]),
+            -- On the device a stack and a lone matrix take different routines (batched or
+            -- not), which round differently.
+            small(max_diff(f[at], xp.linalg.cholesky(a[at], opts)), tol(dtype, n),
               what .. ": slice {" .. table.concat(at, ",") .. "} alone")
             small(max_diff(f[at], xp.linalg.cholesky(a[at]:copy(), opts)), tol(dtype, n),
               what .. ": as its copy")
