@@ -19,66 +19,15 @@
  */
 #include <string.h>
 
-#include "array/shape_format.h"
 #include "linalg/decompose.h"
 #include "linalg/factor.h"
+#include "linalg/stack.h"
 
-/* A stack of m x n matrices, its compute dtype, and the batch's shape. */
-typedef struct stack {
-  cuarr_context *ctx;
-  int device;
-  CUstream stream;
-  cuarr_dtype dtype;
-  int nb; /* batch axes */
-  int64_t batch[CUARR_MAXDIM];
-  int64_t count;
-  int m, n;
-} stack;
-
-static cuarr_status stack_of(cuarr_context *ctx, const char *fn, const cuarr_array *a, bool square,
-                             stack *s) {
-  CUARR_TRY(cuarr_array_check_live(a));
-  if (a->ndim < 2)
-    return cuarr_fail(CUARR_LINALG_ERROR,
-                      "%s: %d-dimensional array given; it must be at least two-dimensional", fn,
-                      a->ndim);
-  const int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1];
-  if (square && m != n) {
-    char sh[CUARR_SHAPE_STR_SIZE];
-    return cuarr_fail(CUARR_LINALG_ERROR, "%s: the last two axes must be square, got %s", fn,
-                      cuarr_shape_format(sh, a->ndim, a->shape));
-  }
-  if (a->dtype == CUARR_FLOAT16)
-    return cuarr_fail(CUARR_TYPE_ERROR, "%s: float16 is unsupported in linalg", fn);
-  if (m > 0x7fffffff || n > 0x7fffffff)
-    return cuarr_fail(CUARR_VALUE_ERROR, "%s: matrices of more than 2^31-1 rows or columns", fn);
-  s->ctx = ctx;
-  s->device = cuarr_array_device(a);
-  s->stream = NULL;
-  if (s->device != CUARR_HOST)
-    CUARR_TRY(cuarr_ctx_stream_for(ctx, s->device, &s->stream));
-  s->dtype = a->dtype == CUARR_FLOAT32 ? CUARR_FLOAT32 : CUARR_FLOAT64;
-  s->nb = a->ndim - 2;
-  s->count = 1;
-  for (int d = 0; d < s->nb; d++)
-    s->count *= (s->batch[d] = a->shape[d]);
-  s->m = (int)m, s->n = (int)n;
-  return CUARR_OK;
-}
-
-/* A new C-contiguous array: the batch's shape and `tail` more extents. */
-static cuarr_status new_array(const stack *s, cuarr_dtype dtype, int tail_n, const int64_t *tail,
-                              cuarr_array *out) {
-  int64_t shape[CUARR_MAXDIM];
-  memcpy(shape, s->batch, (size_t)s->nb * sizeof *shape);
-  memcpy(shape + s->nb, tail, (size_t)tail_n * sizeof *shape);
-  return cuarr_array_empty(s->device, dtype, s->nb + tail_n, shape, false, s->stream,
-                           cuarr_ctx_reclaim(s->ctx), out);
-}
+typedef cuarr_linalg_stack stack;
 
 static cuarr_status new_matrices(const stack *s, int64_t rows, int64_t cols, cuarr_array *out) {
   const int64_t tail[2] = {rows, cols};
-  return new_array(s, s->dtype, 2, tail, out);
+  return cuarr_linalg_new_array(s, s->dtype, 2, tail, out);
 }
 
 static void release_all(cuarr_array *const *all, int n) {
@@ -186,7 +135,7 @@ cuarr_status cuarr_linalg_qr(cuarr_context *ctx, const cuarr_array *a, const cha
                       "qr: unrecognized mode '%s' (reduced, complete or r; raw is not supported)",
                       mode);
   stack s;
-  CUARR_TRY(stack_of(ctx, "qr", a, false, &s));
+  CUARR_TRY(cuarr_linalg_stack_of(ctx, "qr", a, false, &s));
   const int m = s.m, n = s.n, k = m < n ? m : n;
   const int q_cols = complete ? m : k, r_rows = complete ? m : k;
   /* w: the column-major m x wc matrices geqrf factors (its first n columns) and orgqr turns
@@ -203,9 +152,9 @@ cuarr_status cuarr_linalg_qr(cuarr_context *ctx, const cuarr_array *a, const cha
   if (st == CUARR_OK && work)
     st = new_matrices(&s, wc, m, &w);
   if (st == CUARR_OK && work)
-    st = new_array(&s, s.dtype, 1, &kk, &tau);
+    st = cuarr_linalg_new_array(&s, s.dtype, 1, &kk, &tau);
   if (st == CUARR_OK && work)
-    st = new_array(&s, CUARR_INT32, 1, &one, &info);
+    st = cuarr_linalg_new_array(&s, CUARR_INT32, 1, &one, &info);
   if (st == CUARR_OK && work)
     st = new_matrices(&s, k, k, &sq);
   if (st == CUARR_OK)
@@ -262,19 +211,19 @@ cuarr_status cuarr_linalg_eigh(cuarr_context *ctx, const cuarr_array *a, bool up
                                bool want_vectors, cuarr_array *w, cuarr_array *v) {
   const char *fn = want_vectors ? "eigh" : "eigvalsh";
   stack s;
-  CUARR_TRY(stack_of(ctx, fn, a, true, &s));
+  CUARR_TRY(cuarr_linalg_stack_of(ctx, fn, a, true, &s));
   const int n = s.n;
   const int64_t n1 = n, one = 1;
   cuarr_array work = {0}, info = {0}, ww = {0}, vv = {0};
   cuarr_array *all[] = {&work, &info, &ww, &vv};
-  cuarr_status st = new_array(&s, s.dtype, 1, &n1, &ww);
+  cuarr_status st = cuarr_linalg_new_array(&s, s.dtype, 1, &n1, &ww);
   if (st == CUARR_OK && want_vectors)
     st = new_matrices(&s, n, n, &vv);
   const bool busy = s.count > 0 && n > 0;
   if (st == CUARR_OK && busy)
     st = new_matrices(&s, n, n, &work);
   if (st == CUARR_OK && busy)
-    st = new_array(&s, CUARR_INT32, 1, &one, &info);
+    st = cuarr_linalg_new_array(&s, CUARR_INT32, 1, &one, &info);
   if (st == CUARR_OK)
     st = cuarr_still_live(a);
   if (st == CUARR_OK && busy) {
@@ -306,7 +255,7 @@ cuarr_status cuarr_linalg_svd(cuarr_context *ctx, const cuarr_array *a, bool ful
                               bool compute_uv, cuarr_array *u, cuarr_array *s_out,
                               cuarr_array *vh) {
   stack s;
-  CUARR_TRY(stack_of(ctx, "svd", a, false, &s));
+  CUARR_TRY(cuarr_linalg_stack_of(ctx, "svd", a, false, &s));
   const int m = s.m, n = s.n, k = m < n ? m : n;
   const int u_cols = full_matrices ? m : k, vh_rows = full_matrices ? n : k;
   const bool wide = n >= m, busy = s.count > 0 && k > 0;
@@ -316,7 +265,7 @@ cuarr_status cuarr_linalg_svd(cuarr_context *ctx, const cuarr_array *a, bool ful
   const int64_t kk = k, one = 1;
   cuarr_array work = {0}, info = {0}, ss = {0}, uu = {0}, vv = {0}, ub = {0}, vb = {0};
   cuarr_array *all[] = {&work, &info, &ub, &vb, &ss, &uu, &vv};
-  cuarr_status st = new_array(&s, s.dtype, 1, &kk, &ss);
+  cuarr_status st = cuarr_linalg_new_array(&s, s.dtype, 1, &kk, &ss);
   if (st == CUARR_OK && compute_uv)
     st = new_matrices(&s, m, u_cols, &uu);
   if (st == CUARR_OK && compute_uv)
@@ -324,7 +273,7 @@ cuarr_status cuarr_linalg_svd(cuarr_context *ctx, const cuarr_array *a, bool ful
   if (st == CUARR_OK && busy)
     st = wide ? new_matrices(&s, m, n, &work) : new_matrices(&s, n, m, &work);
   if (st == CUARR_OK && busy)
-    st = new_array(&s, CUARR_INT32, 1, &one, &info);
+    st = cuarr_linalg_new_array(&s, CUARR_INT32, 1, &one, &info);
   /* A tall A's U and V^T land column-major in buffers of their own, read back swapped. */
   if (st == CUARR_OK && busy && compute_uv && !wide)
     st = new_matrices(&s, u_cols, m, &ub);

@@ -16,59 +16,13 @@
  * synchronisation) to raise LinAlgError as NumPy does; det and slogdet do not: a singular
  * matrix's determinant is 0.
  */
+#include <inttypes.h>
 #include <string.h>
 
-#include "array/shape_format.h"
 #include "linalg/factor.h"
+#include "linalg/stack.h"
 
-/* A stack of square matrices, its compute dtype, and the batch's shape. */
-typedef struct stack {
-  int device;
-  CUstream stream;
-  cuarr_dtype dtype;
-  int nb; /* batch axes */
-  int64_t batch[CUARR_MAXDIM];
-  int64_t count;
-  int n;
-} stack;
-
-static cuarr_status stack_of(cuarr_context *ctx, const char *fn, const cuarr_array *a, stack *s) {
-  CUARR_TRY(cuarr_array_check_live(a));
-  if (a->ndim < 2)
-    return cuarr_fail(CUARR_LINALG_ERROR,
-                      "%s: %d-dimensional array given; it must be at least two-dimensional", fn,
-                      a->ndim);
-  if (a->shape[a->ndim - 1] != a->shape[a->ndim - 2]) {
-    char sh[CUARR_SHAPE_STR_SIZE];
-    return cuarr_fail(CUARR_LINALG_ERROR, "%s: the last two axes must be square, got %s", fn,
-                      cuarr_shape_format(sh, a->ndim, a->shape));
-  }
-  if (a->dtype == CUARR_FLOAT16)
-    return cuarr_fail(CUARR_TYPE_ERROR, "%s: float16 is unsupported in linalg", fn);
-  if (a->shape[a->ndim - 1] > 0x7fffffff)
-    return cuarr_fail(CUARR_VALUE_ERROR, "%s: matrices of more than 2^31-1 rows", fn);
-  s->device = cuarr_array_device(a);
-  s->stream = NULL;
-  if (s->device != CUARR_HOST)
-    CUARR_TRY(cuarr_ctx_stream_for(ctx, s->device, &s->stream));
-  s->dtype = a->dtype == CUARR_FLOAT32 ? CUARR_FLOAT32 : CUARR_FLOAT64;
-  s->nb = a->ndim - 2;
-  s->count = 1;
-  for (int d = 0; d < s->nb; d++)
-    s->count *= (s->batch[d] = a->shape[d]);
-  s->n = (int)a->shape[a->ndim - 1];
-  return CUARR_OK;
-}
-
-/* A new C-contiguous array of the stack's dtype: the batch's shape and `tail` more extents. */
-static cuarr_status new_array(cuarr_context *ctx, const stack *s, cuarr_dtype dtype, int tail_n,
-                              const int64_t *tail, cuarr_array *out) {
-  int64_t shape[CUARR_MAXDIM];
-  memcpy(shape, s->batch, (size_t)s->nb * sizeof *shape);
-  memcpy(shape + s->nb, tail, (size_t)tail_n * sizeof *shape);
-  return cuarr_array_empty(s->device, dtype, s->nb + tail_n, shape, false, s->stream,
-                           cuarr_ctx_reclaim(ctx), out);
-}
+typedef cuarr_linalg_stack stack;
 
 /* The factorization's working set: the copy of the matrices, the pivots, the statuses. */
 typedef struct work {
@@ -89,11 +43,11 @@ static cuarr_status work_begin(cuarr_context *ctx, const stack *s, const cuarr_a
                                bool columns, work *w) {
   memset(w, 0, sizeof *w);
   const int64_t nn[2] = {s->n, s->n}, n1 = s->n, one = 1;
-  cuarr_status st = new_array(ctx, s, s->dtype, 2, nn, &w->a);
+  cuarr_status st = cuarr_linalg_new_array(s, s->dtype, 2, nn, &w->a);
   if (st == CUARR_OK)
-    st = new_array(ctx, s, CUARR_INT32, 1, &n1, &w->ipiv);
+    st = cuarr_linalg_new_array(s, CUARR_INT32, 1, &n1, &w->ipiv);
   if (st == CUARR_OK)
-    st = new_array(ctx, s, CUARR_INT32, 1, &one, &w->info);
+    st = cuarr_linalg_new_array(s, CUARR_INT32, 1, &one, &w->info);
   if (st == CUARR_OK)
     st = cuarr_still_live(a);
   if (st == CUARR_OK && columns) {
@@ -137,10 +91,10 @@ static cuarr_status factor_lu(const char *fn, work *w, bool check) {
 static cuarr_status determinant(cuarr_context *ctx, const char *fn, const cuarr_array *a,
                                 cuarr_array *sign, cuarr_array *logabs) {
   stack s;
-  CUARR_TRY(stack_of(ctx, fn, a, &s));
+  CUARR_TRY(cuarr_linalg_stack_of(ctx, fn, a, true, &s));
   cuarr_array r_sign = {0}, r_log = {0};
-  CUARR_TRY(new_array(ctx, &s, s.dtype, 0, NULL, &r_sign));
-  cuarr_status st = logabs ? new_array(ctx, &s, s.dtype, 0, NULL, &r_log) : CUARR_OK;
+  CUARR_TRY(cuarr_linalg_new_array(&s, s.dtype, 0, NULL, &r_sign));
+  cuarr_status st = logabs ? cuarr_linalg_new_array(&s, s.dtype, 0, NULL, &r_log) : CUARR_OK;
   if (st == CUARR_OK && s.n == 0) { /* the empty product: det 1, log 0 */
     st = cuarr_fill(ctx, &r_sign, (cuarr_scalar){.dtype = CUARR_INT64, .v.i = 1});
     if (st == CUARR_OK && logabs)
@@ -178,10 +132,10 @@ cuarr_status cuarr_linalg_slogdet(cuarr_context *ctx, const cuarr_array *a, cuar
 
 cuarr_status cuarr_linalg_inv(cuarr_context *ctx, const cuarr_array *a, cuarr_array *out) {
   stack s;
-  CUARR_TRY(stack_of(ctx, "inv", a, &s));
+  CUARR_TRY(cuarr_linalg_stack_of(ctx, "inv", a, true, &s));
   const int64_t nn[2] = {s.n, s.n};
   cuarr_array x = {0};
-  CUARR_TRY(new_array(ctx, &s, s.dtype, 2, nn, &x));
+  CUARR_TRY(cuarr_linalg_new_array(&s, s.dtype, 2, nn, &x));
   cuarr_status st = CUARR_OK;
   if (s.count > 0 && s.n > 0) {
     work w;
@@ -220,7 +174,7 @@ cuarr_status cuarr_linalg_solve(cuarr_context *ctx, const cuarr_array *a, const 
   if (b->dtype == CUARR_FLOAT16)
     return cuarr_fail(CUARR_TYPE_ERROR, "solve: float16 is unsupported in linalg");
   stack s;
-  CUARR_TRY(stack_of(ctx, "solve", a, &s));
+  CUARR_TRY(cuarr_linalg_stack_of(ctx, "solve", a, true, &s));
   if (b->dtype != CUARR_FLOAT32) /* float32 only when both are, as NumPy's common type */
     s.dtype = CUARR_FLOAT64;
   /* NumPy 2's rule: b is a stack of (n, k) matrices, or one vector when it is 1-D. */
@@ -267,7 +221,7 @@ cuarr_status cuarr_linalg_solve(cuarr_context *ctx, const cuarr_array *a, const 
   /* x as column-major n x k matrices: a C-contiguous (batch, k, n) array, seen swapped. */
   const int64_t kn[2] = {k, s.n};
   cuarr_array x = {0}, xt = {0}, result = {0};
-  st = new_array(ctx, &full, s.dtype, 2, kn, &x);
+  st = cuarr_linalg_new_array(&full, s.dtype, 2, kn, &x);
   if (st == CUARR_OK)
     st = cuarr_view_swapaxes(&x, nb, nb + 1, &xt);
   if (st == CUARR_OK && full.count > 0 && s.n > 0 && k > 0) {
@@ -314,7 +268,7 @@ cuarr_status cuarr_linalg_solve(cuarr_context *ctx, const cuarr_array *a, const 
 cuarr_status cuarr_linalg_cholesky(cuarr_context *ctx, const cuarr_array *a, bool upper,
                                    cuarr_array *out) {
   stack s;
-  CUARR_TRY(stack_of(ctx, "cholesky", a, &s));
+  CUARR_TRY(cuarr_linalg_stack_of(ctx, "cholesky", a, true, &s));
   work w;
   CUARR_TRY(work_begin(ctx, &s, a, false, &w));
   cuarr_status st = CUARR_OK;
