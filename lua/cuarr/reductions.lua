@@ -389,8 +389,14 @@ return function(M, cpu, mt, raise)
     if r == c then raise("ValueError", "norm: duplicate axes given") end
     local ret
     if ord == 2 or ord == -2 or ord == "nuc" then
-      raise("ValueError", fmt("norm: the matrix norm ord=%s needs a singular value "
-        .. "decomposition, which cuarr does not have yet", tostring(ord)))
+      -- The singular values of the matrices that axes r and c hold, as NumPy computes these.
+      local perm = {}
+      for i = 1, nd do
+        if i ~= r and i ~= c then perm[#perm + 1] = i end
+      end
+      perm[#perm + 1], perm[#perm + 2] = r, c
+      local sv = xp.linalg.svd(x:transpose(perm), { compute_uv = false })
+      ret = ord == 2 and xp.max(sv, -1) or ord == -2 and xp.min(sv, -1) or xp.sum(sv, -1)
     elseif ord == 1 or ord == -1 then
       local s = xp.sum(xp.absolute(x), r)
       local c2 = c > r and c - 1 or c
