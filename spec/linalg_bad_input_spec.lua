@@ -467,3 +467,27 @@ describe("cuarr.linalg across two devices", function()
     end)
   end
 end)
+
+-- LAPACK's eigensolver and SVD refuse a matrix whose norm is not finite through XERBLA, which
+-- prints and may end the process: host arrays holding NaN or infinity are a LinAlgError (as
+-- NumPy's "did not converge") before LAPACK sees them, and nothing else in the stack changes.
+describe("cuarr.cpu.linalg with NaN and infinity", function()
+  local cpu = cuarr.cpu
+  local bad = {
+    { "NaN", cpu.array({ { 1, 0 / 0 }, { 2, 3 } }) },
+    { "infinity", cpu.array({ { 1, math.huge }, { math.huge, 3 } }, "float32") },
+    { "-infinity in a stack",
+      cpu.array({ { { 2, 1 }, { 1, 2 } }, { { -math.huge, 0 }, { 0, 1 } } }) },
+  }
+  for _, case in ipairs(bad) do
+    it("svd, eigh and eigvalsh of a matrix holding " .. case[1] .. " raise LinAlgError", function()
+      local a = case[2]
+      local before = tostring(a) -- NaN is not equal to itself: compare the printed values
+      H.raises("LinAlgError", cpu.linalg.svd, a)
+      H.raises("LinAlgError", cpu.linalg.svd, a, { compute_uv = false })
+      H.raises("LinAlgError", cpu.linalg.eigh, a)
+      H.raises("LinAlgError", cpu.linalg.eigvalsh, a)
+      assert.are.equal(before, tostring(a))
+    end)
+  end
+end)

@@ -3,6 +3,7 @@
  * gesvd, one matrix at a time, with one workspace per call sized by LAPACK's own query (every
  * matrix of a batch has the same shape, so one query serves them all).
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "linalg/decompose.h"
@@ -86,6 +87,20 @@ cuarr_status cuarr_decompose_host_zero_lower(const cuarr_decompose_batch *b, cha
   return CUARR_OK;
 }
 
+/* Whether every element of one matrix is finite.  LAPACK's eigensolver and SVD scale a matrix
+ * by its norm, and an infinite or NaN norm is an argument their DLASCL refuses through XERBLA,
+ * which prints and may end the process: such a matrix is reported as not converging (NumPy
+ * raises the same LinAlgError for it) without calling LAPACK. */
+static bool finite_matrix(const cuarr_decompose_batch *b, const char *a) {
+  const int64_t count = (int64_t)b->m * b->n;
+  for (int64_t k = 0; k < count; k++) {
+    double v = f64(b) ? ((const double *)a)[k] : (double)((const float *)a)[k];
+    if (!isfinite(v))
+      return false;
+  }
+  return true;
+}
+
 cuarr_status cuarr_decompose_host_syevd(const cuarr_decompose_batch *b, bool vectors, bool upper,
                                         char *w) {
   const cuarr_host_lapack *lp;
@@ -108,8 +123,12 @@ cuarr_status cuarr_decompose_host_syevd(const cuarr_decompose_batch *b, bool vec
     return cuarr_fail(CUARR_OUT_OF_MEMORY, "no memory for a LAPACK workspace");
   }
   for (int64_t i = 0; i < b->count && info >= 0; i++) {
-    syevd(jobz, uplo, &n, b->a + i * b->stride * item(b), &lda, w + i * n * item(b), work, &lwork,
-          iwork, &liwork, &info, 1, 1);
+    char *a = b->a + i * b->stride * item(b);
+    if (!finite_matrix(b, a)) {
+      b->info[i] = 1;
+      continue;
+    }
+    syevd(jobz, uplo, &n, a, &lda, w + i * n * item(b), work, &lwork, iwork, &liwork, &info, 1, 1);
     b->info[i] = info;
   }
   free(iwork);
@@ -137,8 +156,13 @@ cuarr_status cuarr_decompose_host_gesvd(const cuarr_decompose_batch *b, char job
   for (int64_t i = 0; i < b->count && info >= 0; i++) {
     char *ui = job == 'N' ? NULL : u + i * u_stride * item(b);
     char *vti = job == 'N' ? NULL : vt + i * (int64_t)n * n * item(b);
-    gesvd(jobu, jobvt, &m, &n, b->a + i * b->stride * item(b), &lda, s + i * n * item(b), ui, &lda,
-          vti, &ldvt, work, &lwork, &info, 1, 1);
+    char *a = b->a + i * b->stride * item(b);
+    if (!finite_matrix(b, a)) {
+      b->info[i] = 1;
+      continue;
+    }
+    gesvd(jobu, jobvt, &m, &n, a, &lda, s + i * n * item(b), ui, &lda, vti, &ldvt, work, &lwork,
+          &info, 1, 1);
     b->info[i] = info;
   }
   free(work);
