@@ -878,6 +878,20 @@ CUARR_API cuarr_status cuarr_linalg_svd(cuarr_context *ctx, const cuarr_array *a
                                         bool full_matrices, bool compute_uv, cuarr_array *u,
                                         cuarr_array *s, cuarr_array *vh);
 
+/* ---------------------------------------------------------------- joining */
+
+/* out = the n arrays joined along axis (0-based), NumPy's concatenate: every array has the same
+ * number of axes (at least one) and the same extents except along axis; the result dtype is
+ * their promotion (cuarr_promote).  Device arrays are joined by one kernel launch for up to 64
+ * arrays (one per 64 beyond), converting each to the result's dtype as it is read; host arrays
+ * by C loops.  All the arrays and out must be in one place.  *out is given (its shape must be
+ * the result's, the result dtype must cast to its dtype under 'same_kind'; each array is then
+ * converted straight to out's dtype, and out may overlap them) or allocated here (out->buf ==
+ * NULL), C-contiguous.  CUARR_VALUE_ERROR for no arrays, 0-d arrays, mismatched extents or
+ * placements; CUARR_INDEX_ERROR for an axis out of range. */
+CUARR_API cuarr_status cuarr_concatenate(cuarr_context *ctx, const cuarr_array *const *arrays,
+                                         int n, int axis, cuarr_array *out);
+
 /* ---------------------------------------------------------------- diagnostics */
 
 /* The oldest warning the core queued on this thread (e.g. "the kernel cache directory ... is

@@ -196,6 +196,7 @@ void cuarr_lua_open_cuda_array_interface(lua_State *L, const cuarr_lua_module *m
 void cuarr_lua_open_random(lua_State *L, const cuarr_lua_module *m);   /* random.c */
 void cuarr_lua_open_products(lua_State *L, const cuarr_lua_module *m); /* products.c */
 void cuarr_lua_open_linalg(lua_State *L, const cuarr_lua_module *m);   /* linalg.c */
+void cuarr_lua_open_join(lua_State *L, const cuarr_lua_module *m);     /* join.c */
 
 /* ---- cuda_array_interface.c */
 /* The field a.__cuda_array_interface__ of the array self (nil for a host array). */
