@@ -63,6 +63,8 @@ local cases = {
   { "split into unequal parts", "ValueError", function() cpu.split(v10, 3) end },
   { "split into 0 sections", "ValueError", function() cpu.split(v10, 0) end },
   { "array_split into negative sections", "ValueError", function() cpu.array_split(v10, -2) end },
+  { "array_split into 2^53 sections (a table no memory holds)", "OutOfMemoryError",
+    function() cpu.array_split(v10, 2 ^ 53) end },
   { "split fractional sections", "TypeError", function() cpu.split(v10, 2.5) end },
   { "split by a string", "TypeError", function() cpu.split(v10, "2") end },
   { "split by nothing", "TypeError", function() cpu.split(v10) end },

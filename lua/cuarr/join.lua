@@ -161,6 +161,8 @@ return function(M, cpu, core)
     return max(n + i, 0)
   end
 
+  local MAX_SECTIONS = 1 << 24
+
   local function split_at(name, a, spec, ax, equal)
     local n = a.shape[ax]
     local bounds = { 0 }
@@ -180,6 +182,12 @@ return function(M, cpu, core)
     if sections < 1 then
       raise("ValueError", fmt("%s: the number of sections must be at least 1, got %d", name,
         sections))
+    end
+    -- Each section is a view in the returned table: past this many the table itself would
+    -- exhaust the Lua state's memory, with a plain Lua error rather than cuarr's.
+    if sections > MAX_SECTIONS then
+      raise("OutOfMemoryError", fmt("%s: %d sections would not fit in memory (at most %d)",
+        name, sections, MAX_SECTIONS))
     end
     if equal and n % sections ~= 0 then
       raise("ValueError", fmt("%s: an axis of %d elements does not split into %d equal sections",
