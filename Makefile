@@ -323,8 +323,10 @@ sanitize-asan:
 	@echo "sanitize: the specs under ASan, UBSan and LSan (install_spec's make install: a plain one)"
 	@# make puts command-line variables (CFLAGS, LDFLAGS, BUILD) in its children's environment
 	@# too: install_spec's make would build the plain build/ with the sanitizer flags.
+	@# LeakSanitizer's tracer crashes at random at exit: tools/sanitize/retry_lsan_tracer.sh runs
+	@# the specs once more when that, and nothing else, failed them.
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS -u BUILD $(SAN_ENV) $(RUN_ENV) $(SAN_PRELOAD) \
-	  $(SAN_LUA) $$(command -v $(BUSTED)) -o utfTerminal spec
+	  sh tools/sanitize/retry_lsan_tracer.sh $(SAN_LUA) $$(command -v $(BUSTED)) -o utfTerminal spec
 	@echo "sanitize: the fuzzer through the stand-in driver"
 	$(FUZZ_RUN) --seed $(FUZZ_SEED) --calls $(SAN_FUZZ_CALLS) --seconds $(FUZZ_SECONDS)
 
