@@ -9,10 +9,12 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compile/function_table.h"
+#include "compile/hash.h"
 
 typedef struct entry {
   uint64_t hash;
@@ -151,4 +153,35 @@ cuarr_status cuarr_function_table_add(cuarr_function_table *t, const void *key, 
   }
   pthread_mutex_unlock(&t->lock);
   return s;
+}
+
+static void *make_table(void *arg) {
+  (void)arg;
+  return cuarr_function_table_new();
+}
+
+cuarr_status cuarr_function_table_named(void **table, int device, const char *(*source)(void),
+                                        const char *name, CUfunction *out) {
+  cuarr_function_table *t = cuarr_make_once(table, make_table, NULL);
+  if (!t)
+    return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel table");
+  struct {
+    int32_t device;
+    char name[64];
+  } key;
+  memset(&key, 0, sizeof key);
+  key.device = device;
+  snprintf(key.name, sizeof key.name, "%s", name);
+  uint64_t hash = cuarr_hash_bytes(CUARR_HASH_SEED, &key, sizeof key);
+  CUfunction f = cuarr_function_table_find(t, &key, sizeof key, hash);
+  if (!f) {
+    const char *text = source();
+    if (!text)
+      return CUARR_OUT_OF_MEMORY; /* source() said why */
+    CUARR_TRY(cuarr_kernel_get(device, text, name, NULL, 0, &f));
+    /* Not kept when out of host memory: the next call asks the compile service again. */
+    (void)cuarr_function_table_add(t, &key, sizeof key, hash, f);
+  }
+  *out = f;
+  return CUARR_OK;
 }

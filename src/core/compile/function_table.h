@@ -39,4 +39,11 @@ CUfunction cuarr_function_table_find(cuarr_function_table *t, const void *key, s
 cuarr_status cuarr_function_table_add(cuarr_function_table *t, const void *key, size_t bytes,
                                       uint64_t hash, CUfunction f);
 
+/* The kernel `name` (at most 63 bytes) of a fixed program, one whose text source() gives the
+ * same every time (linalg's matmul.cu and linalg.cu), on device: looked up in the table at
+ * *table (made on first use) by (device, name), so that a call neither writes nor hashes the
+ * program; the first call per device and name compiles it through cuarr_kernel_get. */
+cuarr_status cuarr_function_table_named(void **table, int device, const char *(*source)(void),
+                                        const char *name, CUfunction *out);
+
 #endif

@@ -10,62 +10,51 @@
  * are not whole elements, is copied piece by piece instead (cuarr_copy into views of the output).
  * Host arrays: cuarr_copy of each piece into its view of the output (C loops).
  */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "array/casting.h"
 #include "array/shape_format.h"
+#include "compile/function_table.h"
+#include "compile/hash.h"
 #include "copy/copy_source.h"
 #include "copy/result.h"
 #include "cuda/device_facts.h"
 #include "join/join.h"
 
-/* ---------------------------------------------------------------- the kernel table */
+/* ---------------------------------------------------------------- the kernels */
 
-typedef _Atomic(CUfunction) kernel_slot;
-typedef struct join_kernels {
-  unsigned max_blocks;
-  /* [dst][src or mixed][axes - 1][wide][large k] */
-  kernel_slot slot[CUARR_NDTYPES][CUARR_NDTYPES + 1][CUARR_JOIN_MAX_AXES][2][2];
-} join_kernels;
+/* One dispatch table (compile/function_table.h) for every device's join kernels, as the scan
+ * kernels have. */
+static void *join_table;
 
-static _Atomic(join_kernels *) tables[CUARR_MAX_DEVICES];
-static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static cuarr_status device_table(int device, join_kernels **out) {
-  if (device < 0 || device >= CUARR_MAX_DEVICES)
-    return cuarr_fail(CUARR_VALUE_ERROR, "device %d: cuarr's kernels support devices 0 to %d",
-                      device, CUARR_MAX_DEVICES - 1);
-  join_kernels *t = atomic_load_explicit(&tables[device], memory_order_acquire);
-  if (t) {
-    *out = t;
-    return CUARR_OK;
-  }
-  const cuarr_device_facts *facts;
-  CUARR_TRY(cuarr_device_facts_get(device, &facts));
-  pthread_mutex_lock(&tables_lock);
-  t = atomic_load_explicit(&tables[device], memory_order_relaxed);
-  if (!t) {
-    t = calloc(1, sizeof *t);
-    if (t) {
-      t->max_blocks = facts->grid_stride_blocks;
-      atomic_store_explicit(&tables[device], t, memory_order_release);
-    }
-  }
-  pthread_mutex_unlock(&tables_lock);
-  if (!t)
-    return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for the kernel table of device %d",
-                      device);
-  *out = t;
-  return CUARR_OK;
+static void *make_table(void *arg) {
+  (void)arg;
+  return cuarr_function_table_new();
 }
 
-static cuarr_status kernel_for(int device, kernel_slot *slot, const cuarr_join_variant *v,
-                               CUfunction *out) {
-  CUfunction f = atomic_load_explicit(slot, memory_order_acquire);
+/* Every field of the variant and the device packed (+ 1, so that no key is 0); 0 when the device
+ * is beyond the key. */
+static uint64_t key_of(int device, const cuarr_join_variant *v) {
+  if (device < 0 || device > 0xffff)
+    return 0;
+  uint64_t k = (uint64_t)device;
+  k = k << 4 | (uint64_t)v->dst;
+  k = k << 4 | (uint64_t)v->src;
+  k = k << 3 | (uint64_t)v->axes;
+  k = k << 1 | (uint64_t)(v->k == CUARR_JOIN_LARGE_K);
+  k = k << 1 | (uint64_t)v->wide;
+  return k + 1;
+}
+
+static cuarr_status kernel_for(int device, const cuarr_join_variant *v, CUfunction *out) {
+  cuarr_function_table *table = cuarr_make_once(&join_table, make_table, NULL);
+  if (!table)
+    return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for the join kernels' table");
+  uint64_t key = key_of(device, v);
+  uint64_t hash = cuarr_hash_bytes(CUARR_HASH_SEED, &key, sizeof key);
+  CUfunction f = key ? cuarr_function_table_find(table, &key, sizeof key, hash) : NULL;
   if (!f) {
     char name[128];
     cuarr_join_variant_name(v, name, sizeof name);
@@ -76,7 +65,9 @@ static cuarr_status kernel_for(int device, kernel_slot *slot, const cuarr_join_v
     free(source);
     if (s != CUARR_OK)
       return s;
-    atomic_store_explicit(slot, f, memory_order_release);
+    /* Not kept when out of host memory: the next call asks the compile service again. */
+    if (key)
+      (void)cuarr_function_table_add(table, &key, sizeof key, hash, f);
   }
   *out = f;
   return CUARR_OK;
@@ -270,17 +261,16 @@ static cuarr_status launch_group(cuarr_context *ctx, int device, CUstream stream
     put_index(p, i < m ? (int64_t)src[i]->dtype : 0);
   free(L);
 
-  join_kernels *t = NULL;
+  const cuarr_device_facts *facts = NULL;
   CUfunction f = NULL;
-  cuarr_status s = device_table(device, &t);
+  cuarr_status s = cuarr_device_facts_get(device, &facts);
   if (s == CUARR_OK)
-    s = kernel_for(device, &t->slot[v.dst][v.src][v.axes - 1][wide][k == CUARR_JOIN_LARGE_K], &v,
-                   &f);
+    s = kernel_for(device, &v, &f);
   if (s == CUARR_OK) {
     int64_t per_block = (int64_t)CUARR_JOIN_THREADS * CUARR_JOIN_BATCH;
     int64_t blocks = (n + per_block - 1) / per_block;
-    if (blocks > (int64_t)t->max_blocks)
-      blocks = t->max_blocks;
+    if (blocks > (int64_t)facts->grid_stride_blocks)
+      blocks = facts->grid_stride_blocks;
     CUdeviceptr out = (CUdeviceptr)cuarr_array_data(into);
     void *args[2] = {&out, p->bytes};
     s = cuarr_launch(f, (unsigned)(blocks < 1 ? 1 : blocks), CUARR_JOIN_THREADS, 0, stream, args);

@@ -6,13 +6,9 @@
  * lock: the pool's reclaim may run a garbage collection, whose finalizers may queue work that
  * needs the lock.  Everything is queued on the batch's stream; nothing here synchronises.
  */
-#include <stdio.h>
-
-#include "kernel_sources.h"
 #include "linalg/decompose.h"
+#include "linalg/factor.h"
 #include "linalg/matmul.h"
-
-#define THREADS 256
 
 static int64_t item(const cuarr_decompose_batch *b) { return (int64_t)cuarr_dtype_size(b->dtype); }
 static bool f64(const cuarr_decompose_batch *b) { return b->dtype == CUARR_FLOAT64; }
@@ -142,18 +138,8 @@ cuarr_status cuarr_decompose_device_orgqr(const cuarr_decompose_batch *b, int co
 }
 
 cuarr_status cuarr_decompose_device_zero_lower(const cuarr_decompose_batch *b, char *a, int n) {
-  /* kernels/templates/linalg.cu's triangle kernel, which Cholesky uses too. */
-  char name[48];
-  snprintf(name, sizeof name, "cuarr_linalg_zero_triangle_%s", f64(b) ? "f8" : "f4");
-  CUfunction f;
-  CUARR_TRY(cuarr_kernel_get(b->device, cuarr_kernel_source_linalg_cu, name, NULL, 0, &f));
-  const int64_t total = b->count * n * n, blocks = (total + THREADS - 1) / THREADS;
-  unsigned grid = (unsigned)(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
-  void *p = a;
-  int upper = 1; /* an upper triangular result: zero what lies below */
-  long long count = b->count;
-  void *args[] = {&p, &n, &count, &upper};
-  return cuarr_launch(f, grid, THREADS, 0, b->stream, args);
+  /* an upper triangular result: zero what lies below */
+  return cuarr_linalg_zero_triangle(b->device, b->stream, b->dtype, a, n, b->count, true);
 }
 
 cuarr_status cuarr_decompose_device_syevd(const cuarr_decompose_batch *b, bool vectors, bool upper,

@@ -60,6 +60,15 @@ cuarr_status cuarr_factor_device_lu_solve(const cuarr_factor_batch *b, bool tran
 cuarr_status cuarr_factor_device_cholesky(const cuarr_factor_batch *b, bool upper);
 cuarr_status cuarr_factor_device_lu_det(const cuarr_factor_batch *b, const cuarr_array *sign,
                                         const cuarr_array *logabs);
+/* ---- linalg_kernels.c: kernels/templates/linalg.cu, shared with decompose_device.c */
+/* Launch kernel `name` on stream with 256-thread blocks for `work` threads (at most 65536
+ * blocks: the kernels loop over the rest). */
+cuarr_status cuarr_linalg_launch(int device, CUstream stream, const char *name, int64_t work,
+                                 void **args);
+/* Zero below the diagonal (upper) or above it of `count` column-major n x n matrices. */
+cuarr_status cuarr_linalg_zero_triangle(int device, CUstream stream, cuarr_dtype dtype, char *a,
+                                        int n, int64_t count, bool upper);
+
 /* testing/linalg_compile_all.c, for `make test`: kernels/templates/linalg.cu compiled with
  * NVRTC for sm_<arch> (no GPU); *n_kernels: how many of its kernels the cubin holds. */
 cuarr_status cuarr_linalg_kernels_compile_all(int arch, int *n_kernels);

@@ -7,7 +7,6 @@
  */
 #include <stdio.h>
 
-#include "kernel_sources.h"
 #include "linalg/factor.h"
 #include "linalg/matmul.h"
 
@@ -16,7 +15,7 @@
 #define BATCHED_MAX_N 32
 /* The most matrices one batched call takes (its count is an int). */
 #define BATCH_STRETCH ((int64_t)1 << 30)
-#define THREADS 256
+#define THREADS 256 /* cuarr_linalg_launch's blocks */
 
 static const char *code(cuarr_dtype d) { return d == CUARR_FLOAT64 ? "f8" : "f4"; }
 static int64_t item(const cuarr_factor_batch *b) { return (int64_t)cuarr_dtype_size(b->dtype); }
@@ -24,11 +23,7 @@ static bool batched(const cuarr_factor_batch *b) { return b->n <= BATCHED_MAX_N 
 
 static cuarr_status launch(const cuarr_factor_batch *b, const char *name, int64_t work,
                            void **args) {
-  CUfunction f;
-  CUARR_TRY(cuarr_kernel_get(b->device, cuarr_kernel_source_linalg_cu, name, NULL, 0, &f));
-  int64_t blocks = (work + THREADS - 1) / THREADS;
-  unsigned grid = (unsigned)(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
-  return cuarr_launch(f, grid, THREADS, 0, b->stream, args);
+  return cuarr_linalg_launch(b->device, b->stream, name, work, args);
 }
 
 /* A device array of `count` pointers: base, base + stride, ... (a buffer the caller releases). */
@@ -180,16 +175,6 @@ cuarr_status cuarr_factor_device_lu_solve(const cuarr_factor_batch *b, bool tran
   return st;
 }
 
-static cuarr_status zero_triangle(const cuarr_factor_batch *b, bool upper) {
-  char name[48];
-  snprintf(name, sizeof name, "cuarr_linalg_zero_triangle_%s", code(b->dtype));
-  void *a = b->a;
-  int n = b->n, up = upper;
-  long long count = b->count;
-  void *args[] = {&a, &n, &count, &up};
-  return launch(b, name, b->count * b->n * b->n, args);
-}
-
 cuarr_status cuarr_factor_device_cholesky(const cuarr_factor_batch *b, bool upper) {
   const int n = b->n, lda = n > 1 ? n : 1;
   const bool f64 = b->dtype == CUARR_FLOAT64;
@@ -233,7 +218,9 @@ cuarr_status cuarr_factor_device_cholesky(const cuarr_factor_batch *b, bool uppe
     cuarr_buffer_release(ptrs);
   if (work)
     cuarr_buffer_release(work);
-  return st == CUARR_OK ? zero_triangle(b, upper) : st;
+  return st == CUARR_OK ? cuarr_linalg_zero_triangle(b->device, b->stream, b->dtype, b->a, b->n,
+                                                     b->count, upper)
+                        : st;
 }
 
 /* The largest matrices whose determinants take a thread each; larger ones take a block. */

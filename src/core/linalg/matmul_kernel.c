@@ -1,13 +1,13 @@
 /*
  * matmul_kernel.c -- launch kernels/templates/matmul.cu: the products of bool and integer
  * device arrays, and float products too small for cuBLAS (matmul.cu says how it works).  The
- * program holds the twelve kernels and compiles once per device, on the first such product,
- * through the kernel cache.
+ * program holds the twelve kernels and compiles once per device, on the first such product.
  */
 #include <pthread.h>
 #include <stdio.h>
 
 #include "compile/codegen.h"
+#include "compile/function_table.h"
 #include "kernel_sources.h"
 #include "linalg/matmul.h"
 
@@ -33,23 +33,14 @@ const char *cuarr_matmul_program(void) {
   return program;
 }
 
-/* Each device's kernels, found once: the kernel cache's key is the whole program's text, whose
- * hashing would cost a small product more than its launch. */
-static CUfunction kernels[CUARR_MAX_DEVICES][CUARR_NDTYPES];
+/* Each device's kernels, found by name in a dispatch table: the compile service's key is the
+ * program's whole text, whose hashing would cost a small product more than its launch. */
+static void *table;
 
 static cuarr_status kernel_of(int device, cuarr_dtype dtype, CUfunction *out) {
-  CUfunction f = __atomic_load_n(&kernels[device][dtype], __ATOMIC_ACQUIRE);
-  if (!f) {
-    const char *source = cuarr_matmul_program();
-    if (!source)
-      return CUARR_OUT_OF_MEMORY;
-    char name[32];
-    snprintf(name, sizeof name, "cuarr_matmul_%s", cuarr_codegen_dtype_code(dtype));
-    CUARR_TRY(cuarr_kernel_get(device, source, name, NULL, 0, &f));
-    __atomic_store_n(&kernels[device][dtype], f, __ATOMIC_RELEASE);
-  }
-  *out = f;
-  return CUARR_OK;
+  char name[32];
+  snprintf(name, sizeof name, "cuarr_matmul_%s", cuarr_codegen_dtype_code(dtype));
+  return cuarr_function_table_named(&table, device, cuarr_matmul_program, name, out);
 }
 
 cuarr_status cuarr_matmul_kernel(int device, CUstream stream, const cuarr_gemm *g) {
