@@ -27,6 +27,12 @@ static const char *value_text(lua_State *L, int idx) {
   return lua_tostring(L, -1);
 }
 
+void cuarr_lua_check_max_args(lua_State *L, int max, const char *fn) {
+  if (lua_gettop(L) > max)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s takes at most %d arguments, got %d", fn, max,
+                    lua_gettop(L));
+}
+
 lua_Integer cuarr_lua_check_integer(lua_State *L, int idx, const char *what) {
   int isint = 0;
   lua_Integer v = lua_type(L, idx) == LUA_TNUMBER ? lua_tointegerx(L, idx, &isint) : 0;

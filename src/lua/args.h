@@ -18,6 +18,8 @@
 
 #include "cuarr.h"
 
+/* A TypeError when fn got more than max arguments: nothing is silently ignored. */
+void cuarr_lua_check_max_args(lua_State *L, int max, const char *fn);
 /* An integer: a Lua integer, or a float with an integral value that fits one. */
 lua_Integer cuarr_lua_check_integer(lua_State *L, int idx, const char *what);
 lua_Integer cuarr_lua_opt_integer(lua_State *L, int idx, const char *what, lua_Integer def);

@@ -130,6 +130,9 @@ cuarr_array *cuarr_lua_new_array(lua_State *L, cuarr_lua_state *S, int device, c
                                  int ndim, const int64_t *shape, bool pinned);
 /* Raise unless the array lives on the current device (host arrays always pass). */
 void cuarr_lua_check_on_current_device(lua_State *L, cuarr_lua_state *S, const cuarr_array *a);
+/* Argument idx of function fn as an operand: an array (TypeError otherwise), live, on the
+ * current device. */
+cuarr_array *cuarr_lua_array_arg(lua_State *L, cuarr_lua_state *S, int idx, const char *fn);
 void cuarr_lua_push_device(lua_State *L, int device); /* a Device object (or the string "cpu") */
 
 /* ---- tuple.c: a.shape and a.strides, sequences that print as (2, 3) */

@@ -8,9 +8,7 @@
 
 static int l_concatenate(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
-  if (lua_gettop(L) > 3)
-    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "concatenate takes at most 3 arguments, got %d",
-                           lua_gettop(L));
+  cuarr_lua_check_max_args(L, 3, "concatenate");
   if (!lua_istable(L, 1))
     return cuarr_lua_error(L, CUARR_TYPE_ERROR,
                            "concatenate: argument #1 must be a table of arrays, got %s",

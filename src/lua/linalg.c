@@ -7,22 +7,6 @@
 
 #include "binding.h"
 
-static cuarr_array *array_arg(lua_State *L, cuarr_lua_state *S, int idx, const char *fn) {
-  cuarr_array *a = cuarr_lua_to_array_in(L, S, idx);
-  if (!a)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #%d must be an array, got %s", fn, idx,
-                    luaL_typename(L, idx));
-  cuarr_lua_check_live(L, a);
-  cuarr_lua_check_on_current_device(L, S, a);
-  return a;
-}
-
-static void check_max_args(lua_State *L, int max, const char *fn) {
-  if (lua_gettop(L) > max)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s takes at most %d arguments, got %d", fn, max,
-                    lua_gettop(L));
-}
-
 /* Push a new array userdata and let the core fill it; device bytes are counted for the GC. */
 static cuarr_array *result(lua_State *L) { return cuarr_lua_push_array(L, 0); }
 static void account(lua_State *L, cuarr_lua_state *S, const cuarr_array *r) {
@@ -30,21 +14,36 @@ static void account(lua_State *L, cuarr_lua_state *S, const cuarr_array *r) {
     cuarr_lua_account(L, S, r->buf->nbytes);
 }
 
-static int l_det(lua_State *L) {
+/* f(a) -> one new array: det and inv. */
+static int one_result(lua_State *L, const char *fn,
+                      cuarr_status (*f)(cuarr_context *, const cuarr_array *, cuarr_array *)) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
-  check_max_args(L, 1, "det");
-  const cuarr_array *a = array_arg(L, S, 1, "det");
+  cuarr_lua_check_max_args(L, 1, fn);
+  const cuarr_array *a = cuarr_lua_array_arg(L, S, 1, fn);
   cuarr_array *r = result(L);
-  CUARR_LUA_TRY(L, cuarr_linalg_det(cuarr_lua_context(S, cuarr_array_device(a)), a, r));
+  CUARR_LUA_TRY(L, f(cuarr_lua_context(S, cuarr_array_device(a)), a, r));
   account(L, S, r);
   return 1;
+}
+static int l_det(lua_State *L) { return one_result(L, "det", cuarr_linalg_det); }
+static int l_inv(lua_State *L) { return one_result(L, "inv", cuarr_linalg_inv); }
+
+/* Whether the options table at idx was given (nil: no), checked against keys. */
+static bool options_at(lua_State *L, int idx, const char *fn, const char *const *keys) {
+  if (lua_isnoneornil(L, idx))
+    return false;
+  if (!lua_istable(L, idx))
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: options must be a table, got %s", fn,
+                    luaL_typename(L, idx));
+  cuarr_lua_check_options(L, idx, fn, keys);
+  return true;
 }
 
 /* slogdet(a): sign, logabsdet (two arrays, as NumPy's pair). */
 static int l_slogdet(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
-  check_max_args(L, 1, "slogdet");
-  const cuarr_array *a = array_arg(L, S, 1, "slogdet");
+  cuarr_lua_check_max_args(L, 1, "slogdet");
+  const cuarr_array *a = cuarr_lua_array_arg(L, S, 1, "slogdet");
   cuarr_array *sign = result(L), *logabs = result(L);
   CUARR_LUA_TRY(L,
                 cuarr_linalg_slogdet(cuarr_lua_context(S, cuarr_array_device(a)), a, sign, logabs));
@@ -53,21 +52,11 @@ static int l_slogdet(lua_State *L) {
   return 2;
 }
 
-static int l_inv(lua_State *L) {
-  cuarr_lua_state *S = CUARR_LUA_STATE(L);
-  check_max_args(L, 1, "inv");
-  const cuarr_array *a = array_arg(L, S, 1, "inv");
-  cuarr_array *r = result(L);
-  CUARR_LUA_TRY(L, cuarr_linalg_inv(cuarr_lua_context(S, cuarr_array_device(a)), a, r));
-  account(L, S, r);
-  return 1;
-}
-
 static int l_solve(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
-  check_max_args(L, 2, "solve");
-  const cuarr_array *a = array_arg(L, S, 1, "solve");
-  const cuarr_array *b = array_arg(L, S, 2, "solve");
+  cuarr_lua_check_max_args(L, 2, "solve");
+  const cuarr_array *a = cuarr_lua_array_arg(L, S, 1, "solve");
+  const cuarr_array *b = cuarr_lua_array_arg(L, S, 2, "solve");
   cuarr_array *r = result(L);
   CUARR_LUA_TRY(L, cuarr_linalg_solve(cuarr_lua_context(S, cuarr_array_device(a)), a, b, r));
   account(L, S, r);
@@ -77,17 +66,10 @@ static int l_solve(lua_State *L) {
 /* cholesky(a[, {upper = false}]) */
 static int l_cholesky(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
-  check_max_args(L, 2, "cholesky");
-  const cuarr_array *a = array_arg(L, S, 1, "cholesky");
-  bool upper = false;
-  if (!lua_isnoneornil(L, 2)) {
-    if (!lua_istable(L, 2))
-      return cuarr_lua_error(L, CUARR_TYPE_ERROR, "cholesky: options must be a table, got %s",
-                             luaL_typename(L, 2));
-    static const char *const keys[] = {"upper", NULL};
-    cuarr_lua_check_options(L, 2, "cholesky", keys);
-    upper = cuarr_lua_opt_bool_field(L, 2, "upper", false);
-  }
+  cuarr_lua_check_max_args(L, 2, "cholesky");
+  const cuarr_array *a = cuarr_lua_array_arg(L, S, 1, "cholesky");
+  static const char *const keys[] = {"upper", NULL};
+  bool upper = options_at(L, 2, "cholesky", keys) && cuarr_lua_opt_bool_field(L, 2, "upper", false);
   cuarr_array *r = result(L);
   CUARR_LUA_TRY(L, cuarr_linalg_cholesky(cuarr_lua_context(S, cuarr_array_device(a)), a, upper, r));
   account(L, S, r);
@@ -102,14 +84,14 @@ static const char *opt_string(lua_State *L, int idx, const char *fn, const char 
   if (lua_type(L, idx) != LUA_TSTRING)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: %s must be a string, got %s", fn, what,
                     luaL_typename(L, idx));
-  return lua_tostring(L, idx);
+  return cuarr_lua_check_string(L, idx, what); /* a NUL byte would cut it short */
 }
 
 /* qr(a[, mode]): q, r (mode "reduced" or "complete"), or r alone (mode "r"). */
 static int l_qr(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
-  check_max_args(L, 2, "qr");
-  const cuarr_array *a = array_arg(L, S, 1, "qr");
+  cuarr_lua_check_max_args(L, 2, "qr");
+  const cuarr_array *a = cuarr_lua_array_arg(L, S, 1, "qr");
   const char *mode = opt_string(L, 2, "qr", "mode", "reduced");
   const bool only_r = strcmp(mode, "r") == 0;
   cuarr_array *q = only_r ? NULL : result(L), *r = result(L);
@@ -123,8 +105,8 @@ static int l_qr(lua_State *L) {
 /* eigh(a[, UPLO]): w, v; eigvalsh(a[, UPLO]): w.  UPLO "L" (the default) or "U", either case. */
 static int eigh(lua_State *L, const char *fn, bool want_vectors) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
-  check_max_args(L, 2, fn);
-  const cuarr_array *a = array_arg(L, S, 1, fn);
+  cuarr_lua_check_max_args(L, 2, fn);
+  const cuarr_array *a = cuarr_lua_array_arg(L, S, 1, fn);
   const char *uplo = opt_string(L, 2, fn, "UPLO", "L");
   if ((uplo[0] != 'L' && uplo[0] != 'l' && uplo[0] != 'U' && uplo[0] != 'u') || uplo[1])
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: UPLO must be 'L' or 'U', got '%s'", fn, uplo);
@@ -143,15 +125,11 @@ static int l_eigvalsh(lua_State *L) { return eigh(L, "eigvalsh", false); }
 /* svd(a[, {full_matrices = true, compute_uv = true}]): u, s, vh, or s alone. */
 static int l_svd(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
-  check_max_args(L, 2, "svd");
-  const cuarr_array *a = array_arg(L, S, 1, "svd");
+  cuarr_lua_check_max_args(L, 2, "svd");
+  const cuarr_array *a = cuarr_lua_array_arg(L, S, 1, "svd");
   bool full = true, uv = true;
-  if (!lua_isnoneornil(L, 2)) {
-    if (!lua_istable(L, 2))
-      return cuarr_lua_error(L, CUARR_TYPE_ERROR, "svd: options must be a table, got %s",
-                             luaL_typename(L, 2));
-    static const char *const keys[] = {"full_matrices", "compute_uv", NULL};
-    cuarr_lua_check_options(L, 2, "svd", keys);
+  static const char *const keys[] = {"full_matrices", "compute_uv", NULL};
+  if (options_at(L, 2, "svd", keys)) {
     full = cuarr_lua_opt_bool_field(L, 2, "full_matrices", true);
     uv = cuarr_lua_opt_bool_field(L, 2, "compute_uv", true);
   }

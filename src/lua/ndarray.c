@@ -100,6 +100,16 @@ void cuarr_lua_check_on_current_device(lua_State *L, cuarr_lua_state *S, const c
                     dev, S->device);
 }
 
+cuarr_array *cuarr_lua_array_arg(lua_State *L, cuarr_lua_state *S, int idx, const char *fn) {
+  cuarr_array *a = cuarr_lua_to_array_in(L, S, idx);
+  if (!a)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #%d must be an array, got %s", fn, idx,
+                    luaL_typename(L, idx));
+  cuarr_lua_check_live(L, a);
+  cuarr_lua_check_on_current_device(L, S, a);
+  return a;
+}
+
 /* __close: drop this array's reference.  Idempotent. */
 static int array_close(lua_State *L) {
   cuarr_array *a = cuarr_lua_to_array(L, 1);

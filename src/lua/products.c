@@ -10,32 +10,15 @@
 
 static const char *const precision_names[] = {"highest", "tf32"};
 
-static cuarr_array *array_arg(lua_State *L, cuarr_lua_state *S, int idx, const char *fn) {
-  cuarr_array *a = cuarr_lua_to_array_in(L, S, idx);
-  if (!a)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #%d must be an array, got %s", fn, idx,
-                    luaL_typename(L, idx));
-  cuarr_lua_check_live(L, a);
-  cuarr_lua_check_on_current_device(L, S, a);
-  return a;
-}
-
-/* Raise when fn got more than max arguments: nothing is silently ignored. */
-static void check_max_args(lua_State *L, int max, const char *fn) {
-  if (lua_gettop(L) > max)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s takes at most %d arguments, got %d", fn, max,
-                    lua_gettop(L));
-}
-
 static int l_matmul(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
-  check_max_args(L, 3, "matmul");
-  const cuarr_array *a = array_arg(L, S, 1, "matmul");
-  const cuarr_array *b = array_arg(L, S, 2, "matmul");
+  cuarr_lua_check_max_args(L, 3, "matmul");
+  const cuarr_array *a = cuarr_lua_array_arg(L, S, 1, "matmul");
+  const cuarr_array *b = cuarr_lua_array_arg(L, S, 2, "matmul");
   const bool given = !lua_isnoneornil(L, 3);
   cuarr_array *out;
   if (given) {
-    out = array_arg(L, S, 3, "matmul");
+    out = cuarr_lua_array_arg(L, S, 3, "matmul");
     lua_pushvalue(L, 3);
   } else {
     out = cuarr_lua_push_array(L, 0);
@@ -49,7 +32,7 @@ static int l_matmul(lua_State *L) {
 
 static int l_set_matmul_precision(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
-  check_max_args(L, 1, "set_matmul_precision");
+  cuarr_lua_check_max_args(L, 1, "set_matmul_precision");
   const char *name = cuarr_lua_check_string(L, 1, "set_matmul_precision: the precision");
   for (int p = 0; p <= CUARR_MATMUL_TF32; p++)
     if (strcmp(name, precision_names[p]) == 0) {
@@ -68,7 +51,7 @@ static int l_get_matmul_precision(lua_State *L) {
 
 /* diagonal(a[, offset[, axis1[, axis2]]]): NumPy's, a view; axes 1-based (default 1 and 2). */
 static int l_diagonal(lua_State *L) {
-  check_max_args(L, 4, "diagonal");
+  cuarr_lua_check_max_args(L, 4, "diagonal");
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
   lua_Integer offset = cuarr_lua_opt_integer(L, 2, "diagonal: the offset", 0);
   if (a->ndim < 2)
