@@ -7,9 +7,10 @@
 -- indices plus one; a negative one counts from the end as in NumPy (-2: the last two elements
 -- are the last piece), and points past either end are clamped as NumPy's slices are.  Splits
 -- return Lua sequences of views.
-local type, getmetatable, tointeger, ipairs = type, getmetatable, math.tointeger, ipairs
-local pairs, select, tostring = pairs, select, tostring
+local type, getmetatable, ipairs = type, getmetatable, ipairs
+local pairs, select = pairs, select
 local fmt, concat, min, max = string.format, table.concat, math.min, math.max
+local support = require "cuarr.support"
 
 -- (M, cpu, core): the device namespace, the host one, the C module.
 return function(M, cpu, core)
@@ -49,14 +50,7 @@ return function(M, cpu, core)
     return out
   end
 
-  local function integer(name, what, v)
-    local i = type(v) == "number" and tointeger(v)
-    if not i then
-      raise("TypeError", fmt("%s: %s must be an integer, got %s", name, what,
-        type(v) == "number" and tostring(v) or type(v)))
-    end
-    return i
-  end
+  local integer = support.integer
 
   -- An axis among `positions` (1-based, negative from the end), returned positive.
   local function axis_of(name, v, positions)

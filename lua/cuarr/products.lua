@@ -7,9 +7,10 @@
 -- `out` gets the result under matmul's rules (same shape, 'same_kind' cast), or multiply's where
 -- multiply makes the result; where the result is computed aside first, an error leaves `out` as
 -- it was.
-local type, getmetatable, tointeger, ipairs = type, getmetatable, math.tointeger, ipairs
-local rawlen, rawget, tostring, max = rawlen, rawget, tostring, math.max
-local fmt, concat, unpack = string.format, table.concat, table.unpack
+local type, getmetatable, ipairs = type, getmetatable, ipairs
+local rawlen, rawget, max = rawlen, rawget, math.max
+local fmt, unpack = string.format, table.unpack
+local support = require "cuarr.support"
 
 -- (M, cpu, core): the device namespace, the host one, the C module.
 return function(M, cpu, core)
@@ -28,11 +29,6 @@ return function(M, cpu, core)
       for i, n in ipairs(x.shape) do s[i] = n end
     end
     return s
-  end
-
-  local function shape_str(s)
-    if #s == 1 then return "(" .. s[1] .. ",)" end
-    return "(" .. concat(s, ",") .. ")"
   end
 
   local function check_operand(name, x, i)
@@ -55,40 +51,8 @@ return function(M, cpu, core)
     return home
   end
 
-  -- A ValueError unless out fits a result of this shape on the place `device` names.
-  local function check_fit(name, out, device, shape)
-    local there = out.device
-    if (device == "cpu") ~= (there == "cpu") or (device ~= "cpu" and device.id ~= there.id) then
-      raise("ValueError", name .. ": out is not where the operands are")
-    end
-    if shape_str(shape) ~= shape_str(shape_of(out)) then
-      raise("ValueError", fmt("%s: out has shape %s but the result has shape %s", name,
-        shape_str(shape_of(out)), shape_str(shape)))
-    end
-  end
-
-  -- A result computed aside: into `out` under matmul's rules, or itself.
-  local KIND = { bool = 0, uint8 = 1, uint16 = 1, uint32 = 1, uint64 = 1, int8 = 2, int16 = 2,
-                 int32 = 2, int64 = 2, float16 = 3, float32 = 3, float64 = 3 }
-  local function deliver(name, res, out)
-    if out == nil then return res end
-    check_fit(name, out, res.device, shape_of(res))
-    if KIND[res.dtype] > KIND[out.dtype] then
-      raise("TypeError", fmt("%s: cannot cast the result from %s to out's %s with casting rule "
-        .. "'same_kind'", name, res.dtype, out.dtype))
-    end
-    out[{}] = res
-    return out
-  end
-
-  local function integer(name, what, v)
-    local i = type(v) == "number" and tointeger(v)
-    if not i then
-      raise("TypeError", fmt("%s: %s must be an integer, got %s", name, what,
-        type(v) == "number" and tostring(v) or type(v)))
-    end
-    return i
-  end
+  local fit_out, deliver, integer = support.check_out, support.deliver, support.integer
+  local shape_str = support.shape_str
 
   local function axis_index(name, v, nd)
     local ax = integer(name, "an axis", v)
@@ -163,7 +127,7 @@ return function(M, cpu, core)
       for i = 1, #sb do
         if i ~= kb then shape[#shape + 1] = sb[i] end
       end
-      check_fit("dot", out, a.device, shape)
+      fit_out("dot", out, a.device, shape)
     end
     return deliver("dot", contract("dot", xp, a, b, { #sa }, { kb }), out)
   end

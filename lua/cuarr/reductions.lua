@@ -17,6 +17,7 @@ local fmt = string.format
 local next = next
 -- The binding's one check of an options table's keys (unknown ones are a ValueError).
 local check_options = require("cuarr.core").check_options
+local support = require "cuarr.support"
 
 -- (M, cpu, mt, raise): the device namespace, the host one, the metatables, core.raise.
 return function(M, cpu, mt, raise)
@@ -97,46 +98,8 @@ return function(M, cpu, mt, raise)
     return c
   end
 
-  local KIND = { bool = 0, uint8 = 1, uint16 = 1, uint32 = 1, uint64 = 1, int8 = 2, int16 = 2,
-                 int32 = 2, int64 = 2, float16 = 3, float32 = 3, float64 = 3 }
+  local KIND, deliver = support.KIND, support.deliver
   local function is_float(dt) return KIND[dt] == 3 end
-
-  local function where_of(a)
-    local d = a.device
-    if d == "cpu" then return "cpu" end
-    return d.id
-  end
-
-  local function shape_str(shape)
-    local n = #shape
-    if n == 0 then return "()" end
-    local parts = {}
-    for i = 1, n do parts[i] = tostring(shape[i]) end
-    return "(" .. table.concat(parts, ",") .. (n == 1 and ",)" or ")")
-  end
-
-  -- res into the given out (same device, same shape, a 'same_kind' cast), or res itself.
-  local function deliver(name, res, out)
-    if out == nil then return res end
-    if where_of(out) ~= where_of(res) then
-      raise("ValueError", name .. ": out is not where the input is")
-    end
-    local a, b = out.shape, res.shape
-    local same = #a == #b
-    for i = 1, #b do
-      if a[i] ~= b[i] then same = false end
-    end
-    if not same then
-      raise("ValueError", fmt("%s: out has shape %s but the result has shape %s", name,
-        shape_str(a), shape_str(b)))
-    end
-    if KIND[res.dtype] > KIND[out.dtype] then
-      raise("TypeError", fmt("%s: cannot cast the result from %s to out's %s with casting rule "
-        .. "'same_kind'", name, res.dtype, out.dtype))
-    end
-    out[{}] = res
-    return out
-  end
 
   -- The dtype mean/var/std compute in and the one they return, for input dtype dt and the
   -- dtype option (nil: NumPy's default).

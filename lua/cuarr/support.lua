@@ -1,0 +1,62 @@
+-- cuarr.support: what the functions written in Lua share (reductions.lua, products.lua,
+-- join.lua): shapes written as NumPy writes them in messages, integer arguments read as the C
+-- binding reads them, and results delivered into a given `out` under NumPy's 'same_kind' rule.
+local type, tostring, tointeger = type, tostring, math.tointeger
+local fmt, concat = string.format, table.concat
+local raise = require("cuarr.core").raise
+
+local S = {}
+
+-- NumPy's dtype kinds in their casting order: a cast within a kind or to a later one is
+-- 'same_kind'.
+S.KIND = { bool = 0, uint8 = 1, uint16 = 1, uint32 = 1, uint64 = 1, int8 = 2, int16 = 2,
+           int32 = 2, int64 = 2, float16 = 3, float32 = 3, float64 = 3 }
+
+-- "(2,3)", "(4,)", "()".
+function S.shape_str(shape)
+  local parts = {}
+  for i = 1, #shape do parts[i] = tostring(shape[i]) end
+  return "(" .. concat(parts, ",") .. (#shape == 1 and ",)" or ")")
+end
+
+-- v as an integer (a float with an integral value too), else a TypeError naming `what`.
+function S.integer(name, what, v)
+  local i = type(v) == "number" and tointeger(v)
+  if not i then
+    raise("TypeError", fmt("%s: %s must be an integer, got %s", name, what,
+      type(v) == "number" and tostring(v) or type(v)))
+  end
+  return i
+end
+
+local function where_of(device) return device == "cpu" and "cpu" or device.id end
+
+-- A ValueError unless `out` lies on `device` and has `shape`.
+function S.check_out(name, out, device, shape)
+  if where_of(out.device) ~= where_of(device) then
+    raise("ValueError", name .. ": out is not where the inputs are")
+  end
+  local have = out.shape
+  local same = #have == #shape
+  for i = 1, #shape do
+    if have[i] ~= shape[i] then same = false end
+  end
+  if not same then
+    raise("ValueError", fmt("%s: out has shape %s but the result has shape %s", name,
+      S.shape_str(have), S.shape_str(shape)))
+  end
+end
+
+-- res written into the given out (its place and shape, a 'same_kind' cast), or res itself.
+function S.deliver(name, res, out)
+  if out == nil then return res end
+  S.check_out(name, out, res.device, res.shape)
+  if S.KIND[res.dtype] > S.KIND[out.dtype] then
+    raise("TypeError", fmt("%s: cannot cast the result from %s to out's %s with casting rule "
+      .. "'same_kind'", name, res.dtype, out.dtype))
+  end
+  out[{}] = res
+  return out
+end
+
+return S
