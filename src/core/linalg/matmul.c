@@ -46,41 +46,26 @@ bool cuarr_blas_call_of(const cuarr_gemm *g, cuarr_blas_call *out) {
       !cuarr_blas_matrix_of(g->k, g->n, g->b_rs, g->b_cs, item, &b) ||
       !cuarr_blas_matrix_of(g->m, g->n, g->c_rs, g->c_cs, item, &c))
     return false;
-  /* Column-major C = A B as it is; row-major C through C^T = B^T A^T.  An operand stored the
-   * other way round from C is read transposed. */
-  if (c.col_major)
-    *out = (cuarr_blas_call){false,
-                             a.col_major != c.col_major,
-                             b.col_major != c.col_major,
-                             g->m,
-                             g->n,
-                             g->k,
-                             g->a,
-                             g->b,
-                             a.ld,
-                             b.ld,
-                             g->c,
-                             c.ld};
-  else
-    *out = (cuarr_blas_call){true,
-                             b.col_major != c.col_major,
-                             a.col_major != c.col_major,
-                             g->n,
-                             g->m,
-                             g->k,
-                             g->b,
-                             g->a,
-                             b.ld,
-                             a.ld,
-                             g->c,
-                             c.ld};
+  /* Column-major C = A B as it is; row-major C through C^T = B^T A^T, the operands trading
+   * places.  An operand stored the other way round from C is read transposed. */
+  const bool swap = !c.col_major;
+  const cuarr_blas_matrix *first = swap ? &b : &a, *second = swap ? &a : &b;
+  *out = (cuarr_blas_call){.swapped = swap,
+                           .trans_a = first->col_major != c.col_major,
+                           .trans_b = second->col_major != c.col_major,
+                           .m = swap ? g->n : g->m,
+                           .n = swap ? g->m : g->n,
+                           .k = g->k,
+                           .a = swap ? g->b : g->a,
+                           .b = swap ? g->a : g->b,
+                           .lda = first->ld,
+                           .ldb = second->ld,
+                           .c = g->c,
+                           .ldc = c.ld};
   return true;
 }
 
-bool cuarr_matmul_needs_blas_layout(int device, cuarr_dtype dtype) {
-  (void)device;
-  return cuarr_dtype_is_float(dtype);
-}
+bool cuarr_matmul_needs_blas_layout(cuarr_dtype dtype) { return cuarr_dtype_is_float(dtype); }
 
 static bool matrix_readable(const cuarr_array *x) {
   const int d = x->ndim;
@@ -91,19 +76,19 @@ static bool matrix_readable(const cuarr_array *x) {
 
 /* Whether an operand or the target goes to the engine as it lies; the batch strides must be
  * whole items too (a view of a reinterpreted buffer may have others). */
-static bool engine_reads(int device, cuarr_dtype compute, const cuarr_array *x) {
+static bool engine_reads(cuarr_dtype compute, const cuarr_array *x) {
   if (x->dtype != compute)
     return false;
   for (int d = 0; d < x->ndim; d++)
     if (x->strides[d] % (int64_t)cuarr_dtype_size(compute) != 0)
       return false;
-  return !cuarr_matmul_needs_blas_layout(device, compute) || matrix_readable(x);
+  return !cuarr_matmul_needs_blas_layout(compute) || matrix_readable(x);
 }
 
 /* x as a C-contiguous array of dtype `compute` in *copy (x itself when the engine reads it). */
 static cuarr_status operand(cuarr_context *ctx, int device, CUstream stream, cuarr_dtype compute,
                             const cuarr_array *x, cuarr_array *view, cuarr_array *copy) {
-  if (engine_reads(device, compute, x)) {
+  if (engine_reads(compute, x)) {
     *view = *x;
     return CUARR_OK;
   }
@@ -173,8 +158,8 @@ static void merge_batch(const cuarr_array *const x[3], int nb, batch_walk *w) {
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* Hand the engine the products of one strided batch, in stretches that fit an int. */
-static cuarr_status run_batch(cuarr_context *ctx, int device, CUstream stream, cuarr_gemm g,
-                              const int64_t *ext, char *a, char *b, char *c, int64_t count) {
+static cuarr_status run_batch(int device, CUstream stream, cuarr_gemm g, const int64_t *ext,
+                              char *a, char *b, char *c, int64_t count) {
   const int64_t m = ext[0], n = ext[1], k = ext[2];
   for (int64_t i0 = 0; i0 < count; i0 += STRETCH)
     for (int64_t r0 = 0; r0 < m; r0 += STRETCH)
@@ -190,7 +175,7 @@ static cuarr_status run_batch(cuarr_context *ctx, int device, CUstream stream, c
           s.b = b + i0 * g.b_batch + k0 * g.b_rs + c0 * g.b_cs;
           s.c = c + i0 * g.c_batch + r0 * g.c_rs + c0 * g.c_cs;
           cuarr_status st = device == CUARR_HOST ? cuarr_matmul_host(&s)
-                                                 : cuarr_matmul_device(ctx, device, stream, &s);
+                                                 : cuarr_matmul_device(device, stream, &s);
           if (st != CUARR_OK)
             return st;
         }
@@ -198,9 +183,8 @@ static cuarr_status run_batch(cuarr_context *ctx, int device, CUstream stream, c
 }
 
 /* c = a @ b for (batch..., m, k) @ (batch..., k, n) -> (batch..., m, n), one dtype, k > 0. */
-static cuarr_status run(cuarr_context *ctx, int device, CUstream stream,
-                        cuarr_matmul_precision precision, const cuarr_array *a,
-                        const cuarr_array *b, const cuarr_array *c) {
+static cuarr_status run(int device, CUstream stream, cuarr_matmul_precision precision,
+                        const cuarr_array *a, const cuarr_array *b, const cuarr_array *c) {
   const int nb = c->ndim - 2;
   const cuarr_array *const ops[3] = {a, b, c};
   batch_walk w;
@@ -230,7 +214,7 @@ static cuarr_status run(cuarr_context *ctx, int device, CUstream stream,
       for (int o = 0; o < 3; o++)
         p[o] += idx * w.stride[o][d];
     }
-    CUARR_TRY(run_batch(ctx, device, stream, g, ext, p[0], p[1], p[2], w.extent[w.n - 1]));
+    CUARR_TRY(run_batch(device, stream, g, ext, p[0], p[1], p[2], w.extent[w.n - 1]));
   }
   return CUARR_OK;
 }
@@ -347,7 +331,7 @@ static cuarr_status compute(cuarr_context *ctx, int device, CUstream stream,
     cuarr_array ab, bb;
     broadcast_batch(&av, s->nb, s->batch, &ab);
     broadcast_batch(&bv, s->nb, s->batch, &bb);
-    st = run(ctx, device, stream, precision, &ab, &bb, &c);
+    st = run(device, stream, precision, &ab, &bb, &c);
   }
   /* Device copies are stream-ordered: released once the products are queued. */
   if (acopy.buf)
@@ -397,7 +381,7 @@ cuarr_status cuarr_matmul(cuarr_context *ctx, const cuarr_array *a, const cuarr_
     if (!through) { /* can the engine write res as it lies? */
       cuarr_array c;
       target_matrix(&r.res, &s, a->ndim == 1, b->ndim == 1, &c);
-      through = !engine_reads(device, compute_dtype, &c);
+      through = !engine_reads(compute_dtype, &c);
     }
     cuarr_array *into;
     st = cuarr_result_target(&r, ctx, device, stream, through, compute_dtype, &into);

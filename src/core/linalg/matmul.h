@@ -50,17 +50,17 @@ typedef struct cuarr_blas_call {
 } cuarr_blas_call;
 bool cuarr_blas_call_of(const cuarr_gemm *g, cuarr_blas_call *out);
 
-/* Whether the engine for (device, dtype) needs BLAS-readable operands (the float ones), or
- * takes any strides (cuarr's own, for bool and integers). */
-bool cuarr_matmul_needs_blas_layout(int device, cuarr_dtype dtype);
+/* Whether the engine for dtype needs BLAS-readable operands (the float ones: BLAS, cuBLAS, and
+ * cuarr's kernel for small products, which shares their packing), or takes any strides
+ * (cuarr's own, for bool and integers). */
+bool cuarr_matmul_needs_blas_layout(cuarr_dtype dtype);
 
 /* ---- matmul_host.c: the system BLAS (float32, float64) and C loops (bool, integers) */
 cuarr_status cuarr_matmul_host(const cuarr_gemm *g);
 
 /* ---- matmul_device.c: cuBLAS (float16, float32, float64) and cuarr's kernel (the others),
  * queued on stream */
-cuarr_status cuarr_matmul_device(cuarr_context *ctx, int device, CUstream stream,
-                                 const cuarr_gemm *g);
+cuarr_status cuarr_matmul_device(int device, CUstream stream, const cuarr_gemm *g);
 
 /* ---- matmul_kernel.c: kernels/templates/matmul.cu for bool, the integers and small float
  * products */

@@ -73,9 +73,7 @@ static bool small(const cuarr_gemm *g) {
   return g->batch == 1 && (int64_t)g->m * g->n * g->k <= SMALL_PRODUCT;
 }
 
-cuarr_status cuarr_matmul_device(cuarr_context *ctx, int device, CUstream stream,
-                                 const cuarr_gemm *g) {
-  (void)ctx;
+cuarr_status cuarr_matmul_device(int device, CUstream stream, const cuarr_gemm *g) {
   if (cuarr_dtype_is_float(g->dtype) && !small(g))
     return cublas_gemm(device, stream, g);
   return cuarr_matmul_kernel(device, stream, g);
