@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "linalg/decompose.h"
-#include "linalg/factor.h"
 #include "linalg/stack.h"
 
 typedef cuarr_linalg_stack stack;
@@ -93,13 +92,10 @@ static cuarr_decompose_batch batch_of(const stack *s, int m, int n, const cuarr_
       n,      s->count,  cuarr_array_data(a), stride,   cuarr_array_data(info)};
 }
 
-/* LinAlgError when a status says the routine did not converge. */
-static cuarr_status check_converged(const stack *s, const cuarr_decompose_batch *b,
-                                    const char *what) {
-  const cuarr_factor_batch f = {s->ctx,   s->device, s->stream, s->dtype, 0,
-                                s->count, NULL,      NULL,      b->info};
+/* LinAlgError when a status in info says the routine did not converge. */
+static cuarr_status check_converged(const stack *s, const cuarr_array *info, const char *what) {
   bool failed;
-  CUARR_TRY(cuarr_factor_any_failed(&f, &failed));
+  CUARR_TRY(cuarr_linalg_any_failed(s->ctx, info, &failed));
   return failed ? cuarr_fail(CUARR_LINALG_ERROR, "%s did not converge", what) : CUARR_OK;
 }
 
@@ -233,7 +229,7 @@ cuarr_status cuarr_linalg_eigh(cuarr_context *ctx, const cuarr_array *a, bool up
     if (st == CUARR_OK)
       st = cuarr_decompose_syevd(&b, want_vectors, !upper, cuarr_array_data(&ww));
     if (st == CUARR_OK)
-      st = check_converged(&s, &b, "eigh: the eigenvalue iteration");
+      st = check_converged(&s, &info, "eigh: the eigenvalue iteration");
     const box v_in_work = {0, n, 0, n, true};
     if (st == CUARR_OK && want_vectors)
       st = copy_boxed(&s, &vv, NULL, &work, &v_in_work);
@@ -295,7 +291,7 @@ cuarr_status cuarr_linalg_svd(cuarr_context *ctx, const cuarr_array *a, bool ful
     if (st == CUARR_OK)
       st = cuarr_decompose_gesvd(&b, job, cuarr_array_data(&ss), eng_u, eng_vt);
     if (st == CUARR_OK)
-      st = check_converged(&s, &b, "svd: the SVD");
+      st = check_converged(&s, &info, "svd: the SVD");
     const box u_in_ub = {0, u_cols, 0, m, true}, v_in_vb = {0, n, 0, n, true};
     if (st == CUARR_OK && compute_uv && !wide)
       st = copy_boxed(&s, &uu, NULL, &ub, &u_in_ub);

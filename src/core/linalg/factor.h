@@ -43,10 +43,6 @@ cuarr_status cuarr_factor_cholesky(const cuarr_factor_batch *b, bool upper);
 cuarr_status cuarr_factor_lu_det(const cuarr_factor_batch *b, const cuarr_array *sign,
                                  const cuarr_array *logabs);
 
-/* Whether any status says singular (reads the statuses back from the device: a
- * synchronisation). */
-cuarr_status cuarr_factor_any_failed(const cuarr_factor_batch *b, bool *failed);
-
 /* ---- factor_host.c and factor_device.c: the engines of the above */
 cuarr_status cuarr_factor_host_lu(const cuarr_factor_batch *b);
 cuarr_status cuarr_factor_host_lu_solve(const cuarr_factor_batch *b, bool transpose, int nrhs,

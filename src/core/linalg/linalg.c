@@ -84,7 +84,7 @@ static cuarr_status factor_lu(const char *fn, work *w, bool check) {
   if (!check)
     return CUARR_OK;
   bool failed;
-  CUARR_TRY(cuarr_factor_any_failed(&w->b, &failed));
+  CUARR_TRY(cuarr_linalg_any_failed(w->b.ctx, &w->info, &failed));
   return failed ? cuarr_fail(CUARR_LINALG_ERROR, "%s: singular matrix", fn) : CUARR_OK;
 }
 
@@ -277,7 +277,7 @@ cuarr_status cuarr_linalg_cholesky(cuarr_context *ctx, const cuarr_array *a, boo
     st = cuarr_factor_cholesky(&w.b, !upper);
     bool failed = false;
     if (st == CUARR_OK)
-      st = cuarr_factor_any_failed(&w.b, &failed);
+      st = cuarr_linalg_any_failed(ctx, &w.info, &failed);
     if (st == CUARR_OK && failed)
       st = cuarr_fail(CUARR_LINALG_ERROR, "cholesky: the matrix is not positive definite");
   }

@@ -1,10 +1,8 @@
 /*
  * stack.c -- stacks of matrices as cuarr.linalg reads them (stack.h).
  */
-#include <string.h>
-
-#include "array/shape_format.h"
 #include "linalg/stack.h"
+#include "array/shape_format.h"
 
 cuarr_status cuarr_linalg_stack_of(cuarr_context *ctx, const char *fn, const cuarr_array *a,
                                    bool square, cuarr_linalg_stack *s) {
@@ -46,4 +44,27 @@ cuarr_status cuarr_linalg_new_array(const cuarr_linalg_stack *s, cuarr_dtype dty
     shape[s->nb + d] = tail[d];
   return cuarr_array_empty(s->device, dtype, s->nb + tail_n, shape, false, s->stream,
                            cuarr_ctx_reclaim(s->ctx), out);
+}
+
+cuarr_status cuarr_linalg_any_failed(cuarr_context *ctx, const cuarr_array *info, bool *failed) {
+  *failed = false;
+  const int64_t n = cuarr_array_size(info);
+  if (n == 0)
+    return CUARR_OK;
+  cuarr_array host = {0};
+  if (cuarr_array_device(info) != CUARR_HOST) {
+    CUARR_TRY(cuarr_array_empty(CUARR_HOST, CUARR_INT32, info->ndim, info->shape, false, NULL,
+                                cuarr_ctx_reclaim(ctx), &host));
+    cuarr_status s = cuarr_copy(ctx, &host, info); /* waits for the factorization */
+    if (s != CUARR_OK) {
+      cuarr_array_release(&host);
+      return s;
+    }
+  }
+  const int32_t *status = cuarr_array_data(host.buf ? &host : info);
+  for (int64_t i = 0; i < n && !*failed; i++)
+    *failed = status[i] > 0;
+  if (host.buf)
+    cuarr_array_release(&host);
+  return CUARR_OK;
 }

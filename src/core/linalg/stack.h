@@ -29,4 +29,9 @@ cuarr_status cuarr_linalg_stack_of(cuarr_context *ctx, const char *fn, const cua
 cuarr_status cuarr_linalg_new_array(const cuarr_linalg_stack *s, cuarr_dtype dtype, int tail_n,
                                     const int64_t *tail, cuarr_array *out);
 
+/* Whether any of the statuses in `info` (a C-contiguous int32 array a factorization or solver
+ * filled, > 0: singular, not positive definite, not converged) says so.  A device array is
+ * read back through a host copy: a synchronisation, made only where NumPy raises. */
+cuarr_status cuarr_linalg_any_failed(cuarr_context *ctx, const cuarr_array *info, bool *failed);
+
 #endif
