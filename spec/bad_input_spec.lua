@@ -16,40 +16,9 @@
 local H = require("spec.helper").bind(_ENV)
 local cuarr = H.cuarr
 
-local function is_array(v) return getmetatable(v) == cuarr.ndarray end
+local misuse = require "spec.support.misuse"
 
--- What an array is now: its shape, dtype and values; for a freed or closed array, the error
--- that touching it raises.
-local function snapshot(a)
-  local ok, r = pcall(function()
-    return { shape = a.shape, dtype = a.dtype, values = a:totable() }
-  end)
-  if ok then return r end
-  return { dead = cuarr.is_error(r) and (r.kind .. ": " .. r.message) or ("not an error object: " .. tostring(r)) }
-end
-
-local function state(case, t)
-  local s = { arrays = {} }
-  for k, v in pairs(t) do
-    if is_array(v) then s.arrays[k] = snapshot(v) end
-  end
-  if case.check then s.extra = case.check(t) end
-  return s
-end
-
-local function run_case(case, xp)
-  local t = case.setup and case.setup(xp) or {}
-  local before = state(case, t)
-  local err = H.raises(case.kind, case.misuse, t, xp)
-  assert.is_string(err.message)
-  assert.is_true(#err.message > 0, "the message is empty")
-  assert.are.equal("cuarr." .. case.kind .. ": " .. err.message, tostring(err))
-  if case.match then
-    assert.is_truthy(err.message:find(case.match, 1, true),
-      "the message should mention '" .. case.match .. "': " .. err.message)
-  end
-  assert.are.same(before, state(case, t))
-end
+local function run_case(case, xp) misuse.run(H, case, xp) end
 
 -- Setups shared by many cases.
 local function a2x3(xp) return { a = xp.arange(6):reshape(2, 3) } end

@@ -20,42 +20,11 @@
 -- mixes host and device arrays (#gpu); `multigpu` needs two devices.
 local H = require("spec.helper").bind(_ENV)
 local cuarr = H.cuarr
+local misuse = require "spec.support.misuse"
 
-local function is_array(v) return getmetatable(v) == cuarr.ndarray end
 
--- What an array is now: shape, dtype and values; for a freed or closed one the error touching
--- it raises.
-local function snapshot(a)
-  local ok, r = pcall(function()
-    local h = a.device == "cpu" and a or a:get()
-    return { shape = a.shape, dtype = a.dtype, values = h:totable() }
-  end)
-  if ok then return r end
-  return { dead = cuarr.is_error(r) and (r.kind .. ": " .. r.message) or tostring(r) }
-end
-
-local function state(t)
-  local s = {}
-  for k, v in pairs(t) do
-    if is_array(v) then s[k] = snapshot(v) end
-  end
-  return s
-end
-
-local function run_case(case, xp)
-  local t = case.setup and case.setup(xp) or {}
-  local before = state(t)
-  local err = H.raises(case.kind, case.misuse, t, xp)
-  assert.is_string(err.message)
-  assert.is_true(#err.message > 0, "the message is empty")
-  assert.are.equal("cuarr." .. case.kind .. ": " .. err.message, tostring(err))
-  if case.match then
-    assert.is_truthy(err.message:find(case.match, 1, true),
-      "the message should mention '" .. case.match .. "': " .. err.message)
-  end
-  -- NaN-free values throughout, so that same() compares them
-  assert.are.same(before, state(t))
-end
+local function state(t) return misuse.state({}, t) end
+local function run_case(case, xp) misuse.run(H, case, xp) end
 
 -- Arrays with distinct values, so that a stray write would show.
 local function arr(xp, shape, dtype)
