@@ -5,47 +5,12 @@
 -- arrays (one kernel launch per concatenate), compared with the reference and the host.
 local H = require("spec.helper").bind(_ENV)
 local cuarr = H.cuarr
+local A = require "spec.support.arrays"
 local cpu = cuarr.cpu
 
 -- ---------------------------------------------------------------- references
 
--- A tensor: { shape = {...}, data = {...} } in C order, booleans as 0 and 1.
-local function T(a)
-  local shape = {}
-  for i, n in ipairs(a.shape) do shape[i] = n end
-  local data = H.flat(a:totable())
-  for i, v in ipairs(data) do
-    if type(v) == "boolean" then data[i] = v and 1 or 0 end
-  end
-  return { shape = shape, data = data }
-end
-
-local function count(shape)
-  local n = 1
-  for _, e in ipairs(shape) do n = n * e end
-  return n
-end
-
--- fn(idx) for every 0-based multi-index of shape, in C order.
-local function each_index(shape, fn)
-  local n, nd = count(shape), #shape
-  local idx = {}
-  for d = 1, nd do idx[d] = 0 end
-  for _ = 1, n do
-    fn(idx)
-    for d = nd, 1, -1 do
-      idx[d] = idx[d] + 1
-      if idx[d] < shape[d] then break end
-      idx[d] = 0
-    end
-  end
-end
-
-local function at(shape, idx)
-  local o = 0
-  for i = 1, #shape do o = o * shape[i] + idx[i] end
-  return o + 1
-end
+local T, count, at, each_index = A.tensor, A.count, A.at, A.each_index
 
 -- The reference concatenate of tensors along ax (1-based, positive).
 local function ref_concat(ts, ax)

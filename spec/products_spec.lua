@@ -7,48 +7,12 @@
 -- the host's results.
 local H = require("spec.helper").bind(_ENV)
 local cuarr = H.cuarr
+local Arrays = require "spec.support.arrays"
 local cpu = cuarr.cpu
 
 -- ---------------------------------------------------------------- references
 
--- A tensor: { shape = {...}, data = {...} }, C order, bools as 0 and 1.
-local function T(x)
-  if type(x) == "number" then return { shape = {}, data = { x } } end
-  local shape = {}
-  for i, n in ipairs(x.shape) do shape[i] = n end
-  local data = H.flat(x:totable())
-  for i, v in ipairs(data) do
-    if type(v) == "boolean" then data[i] = v and 1 or 0 end
-  end
-  return { shape = shape, data = data }
-end
-
-local function count(shape)
-  local n = 1
-  for _, e in ipairs(shape) do n = n * e end
-  return n
-end
-
--- The position in data of a 0-based multi-index.
-local function at(shape, idx)
-  local o = 0
-  for i = 1, #shape do o = o * shape[i] + idx[i] end
-  return o + 1
-end
-
--- fn(idx) for every 0-based multi-index of shape, in C order.
-local function each_index(shape, fn)
-  local idx = {}
-  for i = 1, #shape do idx[i] = 0 end
-  for _ = 1, count(shape) do
-    fn(idx)
-    for i = #shape, 1, -1 do
-      idx[i] = idx[i] + 1
-      if idx[i] < shape[i] then break end
-      idx[i] = 0
-    end
-  end
-end
+local T, count, at, each_index = Arrays.tensor, Arrays.count, Arrays.at, Arrays.each_index
 
 local function set_of(list)
   local s = {}

@@ -164,4 +164,47 @@ function A.range_positions(n, start, stop, step)
   return out
 end
 
+-- ---------------------------------------------------------------- tensors for references
+
+-- The number of elements of a shape.
+function A.count(shape)
+  local n = 1
+  for _, e in ipairs(shape) do n = n * e end
+  return n
+end
+
+-- x (an array, or a Lua number for a 0-d one) as { shape = {...}, data = {...} }, the data
+-- flat in C order, booleans as 0 and 1: what the Lua references compute on.
+function A.tensor(x)
+  if type(x) == "number" then return { shape = {}, data = { x } } end
+  local shape = {}
+  for i, n in ipairs(x.shape) do shape[i] = n end
+  local data = require("spec.helper").flat(x:totable())
+  for i, v in ipairs(data) do
+    if type(v) == "boolean" then data[i] = v and 1 or 0 end
+  end
+  return { shape = shape, data = data }
+end
+
+-- The position in a tensor's data of a 0-based multi-index.
+function A.at(shape, idx)
+  local o = 0
+  for i = 1, #shape do o = o * shape[i] + idx[i] end
+  return o + 1
+end
+
+-- fn(idx) for every 0-based multi-index of shape, in C order.
+function A.each_index(shape, fn)
+  local idx = {}
+  for i = 1, #shape do idx[i] = 0 end
+  for _ = 1, A.count(shape) do
+    fn(idx)
+    for i = #shape, 1, -1 do
+      idx[i] = idx[i] + 1
+      if idx[i] < shape[i] then break end
+      idx[i] = 0
+    end
+  end
+end
+
 return A
