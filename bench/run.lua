@@ -73,9 +73,9 @@ end
 ---------------------------------------------------------------- output
 
 -- A row (what the suites' cases carry, plus the value measured):
---   name     the figure's name, as bench/compare_peers.py names it (_GBps, _us, _ms)
+--   name     the figure's name, as bench/compare_peers.py names it (_GBps, _TFLOPs, _us, _ms)
 --   label    what the table shows
---   unit     GB/s, us or ms
+--   unit     GB/s, TF/s, us or ms
 --   value    the figure; nil when the case failed
 --   raw      the ceilings figure of the same work through the bare driver, or nil
 --   ceiling  what the share is of: a ceilings figure's name, or a fixed target (a number)
@@ -156,7 +156,8 @@ local function print_table(rows, ceilings)
   print("or cuMemAlloc+Free; GB/s rows the D2D copy (bytes read + written); us per op the launch")
   print("floor, or launch + synchronize for item(); ms rows the target.  share: % of a rate; for")
   print("the pool ceiling/cuarr as %; item() cuarr-ceiling in us (+x.xx); other times")
-  print("cuarr/ceiling as x (lower is better)")
+  print("cuarr/ceiling as x (lower is better).  TF/s rows: raw and ceiling are the same")
+  print("product through the bare cuBLAS call; ms rows with no ceiling compare in the peers' table")
 end
 
 local function write_figures(path, rows)
