@@ -160,6 +160,32 @@ static void *make_table(void *arg) {
   return cuarr_function_table_new();
 }
 
+cuarr_status cuarr_function_table_variant(void **table, uint64_t key, int device,
+                                          const cuarr_variant_writer *writer, const void *variant,
+                                          CUfunction *out) {
+  cuarr_function_table *t = cuarr_make_once(table, make_table, NULL);
+  if (!t)
+    return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for a kernel table");
+  uint64_t hash = cuarr_hash_bytes(CUARR_HASH_SEED, &key, sizeof key);
+  CUfunction f = key ? cuarr_function_table_find(t, &key, sizeof key, hash) : NULL;
+  if (!f) {
+    char name[128];
+    writer->name(variant, name, sizeof name);
+    char *source = writer->program(variant);
+    if (!source)
+      return CUARR_OUT_OF_MEMORY;
+    cuarr_status s = cuarr_kernel_get(device, source, name, NULL, 0, &f);
+    free(source);
+    if (s != CUARR_OK)
+      return s;
+    /* Not kept when out of host memory: the next call asks the compile service again. */
+    if (key)
+      (void)cuarr_function_table_add(t, &key, sizeof key, hash, f);
+  }
+  *out = f;
+  return CUARR_OK;
+}
+
 cuarr_status cuarr_function_table_named(void **table, int device, const char *(*source)(void),
                                         const char *name, CUfunction *out) {
   cuarr_function_table *t = cuarr_make_once(table, make_table, NULL);

@@ -1,7 +1,8 @@
 /*
  * function_table.h -- the dispatch cache: compiled kernels found by key without locks, what
- * the elementwise, reduction and scan launchers look up on every call (one table per
- * elementwise or reduction program, one for every scan kernel).  Private to src/core/.
+ * the elementwise, reduction, scan, join and linalg launchers look up on every call (one table
+ * per elementwise or reduction program, one for every scan kernel, one for every join kernel,
+ * one per fixed program of linalg/).  Private to src/core/.
  *
  * Keys are byte strings (a launcher's fixed struct, zero-filled, its first `bytes` meaningful)
  * with a hash the caller computes.  Lookups load atomic slots and take no lock; additions (on
@@ -38,6 +39,21 @@ CUfunction cuarr_function_table_find(cuarr_function_table *t, const void *key, s
  * kernel); CUARR_OUT_OF_MEMORY when the table cannot grow. */
 cuarr_status cuarr_function_table_add(cuarr_function_table *t, const void *key, size_t bytes,
                                       uint64_t hash, CUfunction f);
+
+/* How a launcher names one of its kernel variants and writes the program holding it alone
+ * (malloc'd; NULL with the error set), for cuarr_function_table_variant. */
+typedef struct cuarr_variant_writer {
+  void (*name)(const void *variant, char *buf, size_t size);
+  char *(*program)(const void *variant);
+} cuarr_variant_writer;
+
+/* The kernel of `variant` on device, stored under `key` (a nonzero 64-bit packing of the device
+ * and the variant; 0: not kept) in the table at *table (made on first use); on a miss, its
+ * program is written and compiled through cuarr_kernel_get, then stored.  What the scan and join
+ * launchers do on every call. */
+cuarr_status cuarr_function_table_variant(void **table, uint64_t key, int device,
+                                          const cuarr_variant_writer *writer, const void *variant,
+                                          CUfunction *out);
 
 /* The kernel `name` (at most 63 bytes) of a fixed program, one whose text source() gives the
  * same every time (linalg's matmul.cu and linalg.cu), on device: looked up in the table at

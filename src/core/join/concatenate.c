@@ -17,7 +17,6 @@
 #include "array/casting.h"
 #include "array/shape_format.h"
 #include "compile/function_table.h"
-#include "compile/hash.h"
 #include "copy/copy_source.h"
 #include "copy/result.h"
 #include "cuda/device_facts.h"
@@ -28,11 +27,6 @@
 /* One dispatch table (compile/function_table.h) for every device's join kernels, as the scan
  * kernels have. */
 static void *join_table;
-
-static void *make_table(void *arg) {
-  (void)arg;
-  return cuarr_function_table_new();
-}
 
 /* Every field of the variant and the device packed (+ 1, so that no key is 0); 0 when the device
  * is beyond the key. */
@@ -48,29 +42,14 @@ static uint64_t key_of(int device, const cuarr_join_variant *v) {
   return k + 1;
 }
 
+static void variant_name(const void *v, char *buf, size_t size) {
+  cuarr_join_variant_name(v, buf, size);
+}
+static char *variant_program(const void *v) { return cuarr_join_program(v, 1); }
+static const cuarr_variant_writer writer = {variant_name, variant_program};
+
 static cuarr_status kernel_for(int device, const cuarr_join_variant *v, CUfunction *out) {
-  cuarr_function_table *table = cuarr_make_once(&join_table, make_table, NULL);
-  if (!table)
-    return cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for the join kernels' table");
-  uint64_t key = key_of(device, v);
-  uint64_t hash = cuarr_hash_bytes(CUARR_HASH_SEED, &key, sizeof key);
-  CUfunction f = key ? cuarr_function_table_find(table, &key, sizeof key, hash) : NULL;
-  if (!f) {
-    char name[128];
-    cuarr_join_variant_name(v, name, sizeof name);
-    char *source = cuarr_join_program(v, 1);
-    if (!source)
-      return CUARR_OUT_OF_MEMORY;
-    cuarr_status s = cuarr_kernel_get(device, source, name, NULL, 0, &f);
-    free(source);
-    if (s != CUARR_OK)
-      return s;
-    /* Not kept when out of host memory: the next call asks the compile service again. */
-    if (key)
-      (void)cuarr_function_table_add(table, &key, sizeof key, hash, f);
-  }
-  *out = f;
-  return CUARR_OK;
+  return cuarr_function_table_variant(&join_table, key_of(device, v), device, &writer, v, out);
 }
 
 /* ---------------------------------------------------------------- piece by piece */

@@ -26,7 +26,6 @@
 #include <string.h>
 
 #include "compile/function_table.h"
-#include "compile/hash.h"
 #include "scan/scan_device.h"
 
 /* The thread-per-row kernel serves scans whose axis is not the input's fastest, unless there
@@ -253,11 +252,6 @@ cuarr_status cuarr_scan_plan_describe(int ndim, const int64_t *shape, int axis, 
  * for the life of the process, as are the modules the compile service loaded. */
 static void *scan_table;
 
-static void *make_table(void *arg) {
-  (void)arg;
-  return cuarr_function_table_new();
-}
-
 /* Every field packed (and + 1, so that no key is 0); 0 when the device is beyond the key. */
 static uint64_t key_of(int device, const cuarr_scan_variant *v) {
   if (device < 0 || device > 0xffff)
@@ -272,31 +266,14 @@ static uint64_t key_of(int device, const cuarr_scan_variant *v) {
   return k + 1;
 }
 
+static void variant_name(const void *v, char *buf, size_t size) {
+  cuarr_scan_variant_name(v, buf, size);
+}
+static char *variant_program(const void *v) { return cuarr_scan_program(v, 1); }
+static const cuarr_variant_writer writer = {variant_name, variant_program};
+
 static cuarr_status kernel_for(int device, const cuarr_scan_variant *v, CUfunction *out) {
-  cuarr_function_table *table = cuarr_make_once(&scan_table, make_table, NULL);
-  if (!table) {
-    cuarr_fail(CUARR_OUT_OF_MEMORY, "no host memory for the scan kernels' table");
-    return CUARR_OUT_OF_MEMORY;
-  }
-  uint64_t key = key_of(device, v);
-  uint64_t hash = cuarr_hash_bytes(CUARR_HASH_SEED, &key, sizeof key);
-  CUfunction f = key ? cuarr_function_table_find(table, &key, sizeof key, hash) : NULL;
-  if (!f) {
-    char name[128];
-    cuarr_scan_variant_name(v, name, sizeof name);
-    char *source = cuarr_scan_program(v, 1);
-    if (!source)
-      return CUARR_OUT_OF_MEMORY;
-    cuarr_status s = cuarr_kernel_get(device, source, name, NULL, 0, &f);
-    free(source);
-    if (s != CUARR_OK)
-      return s;
-    /* Not kept when out of host memory: the next call asks the compile service again. */
-    if (key)
-      (void)cuarr_function_table_add(table, &key, sizeof key, hash, f);
-  }
-  *out = f;
-  return CUARR_OK;
+  return cuarr_function_table_variant(&scan_table, key_of(device, v), device, &writer, v, out);
 }
 
 /* ---------------------------------------------------------------- launches */
