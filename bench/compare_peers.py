@@ -8,7 +8,7 @@ line per figure; when it is readable the table shows cuarr's figure and cuarr/pe
 beside the peers'.  A peer that is not installed, or whose GPU setup fails, is reported and
 skipped; a case that fails is reported and the others still run: the script exits 0.
 CUARR_BENCH_SUITES (comma-separated: transfers, elementwise, reduction, raw_kernels, graphs,
-jit, random, matmul, linalg) picks suites as in run.lua.
+jit, random, matmul, linalg, arrays) picks suites as in run.lua.
 
 Each case is timed as run.lua times it (bench/timing.lua):
   transfers   median of several repetitions after a warm-up, wall clock around the call with
@@ -85,6 +85,7 @@ SUITES = (
     "random",
     "matmul",
     "linalg",
+    "arrays",
 )
 # As in bench/raw_kernels.lua and bench/graphs.lua.
 RAW_N = 1000
@@ -1142,6 +1143,11 @@ def cupy_cases(suites):
         from peer_linalg import cupy_linalg_cases
 
         cases.update(cupy_linalg_cases(cp, ops, device_seconds))
+    if "arrays" in suites:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from peer_arrays import cupy_array_cases
+
+        cases.update(cupy_array_cases(cp, ops, device_seconds))
     info = f"cupy {cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}"
     return info, cases, ops.release
 
@@ -1176,6 +1182,11 @@ def torch_cases(suites):
         from peer_linalg import torch_linalg_cases
 
         cases.update(torch_linalg_cases(torch, ops, device_seconds))
+    if "arrays" in suites:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from peer_arrays import torch_array_cases
+
+        cases.update(torch_array_cases(torch, ops, device_seconds))
     info = f"torch {torch.__version__}, {torch.cuda.get_device_name(0)}"
     return info, cases, ops.release
 
