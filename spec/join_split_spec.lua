@@ -225,6 +225,37 @@ local function concat_cases(b)
     end
   end)
 
+  -- One dtype, contiguous pieces: the device copies 16-byte words, byte by byte across the
+  -- pieces' seams and where a piece's address is not aligned like its place in the output.
+  b.it("concatenate of contiguous pieces of one dtype, odd lengths and offsets", function()
+    for _, dt in ipairs(H.dtypes) do
+      for _, lens in ipairs { { 1, 5, 17, 3, 33 }, { 64, 1 }, { 7 }, { 4, 0, 12, 200 } } do
+        local ds, ts = {}, {}
+        for i, n in ipairs(lens) do
+          local h = make({ n }, dt, i)
+          ds[i], ts[i] = to(b, h), T(h)
+        end
+        same(xp.concatenate(ds), ref_concat(ts, 1), dt .. " lengths " .. #lens)
+      end
+      -- Pieces starting one element into their buffers: misaligned against the output.
+      local hs, ds, ts = {}, {}, {}
+      for i, n in ipairs { 9, 30, 2 } do
+        hs[i] = make({ n + 1 }, dt, i)
+        ds[i] = to(b, hs[i])[{ { 2, -1 } }]
+        ts[i] = T(hs[i][{ { 2, -1 } }])
+      end
+      same(xp.concatenate(ds), ref_concat(ts, 1), dt .. " offset pieces")
+      local m1, m2 = make({ 3, 5 }, dt, 1), make({ 4, 5 }, dt, 2)
+      same(xp.vstack({ to(b, m1), to(b, m2) }), ref_concat({ T(m1), T(m2) }, 1), dt .. " vstack")
+    end
+    local ds, ts = {}, {}
+    for i = 1, 70 do
+      local h = make({ i % 5 + 1 }, "int8", i)
+      ds[i], ts[i] = to(b, h), T(h)
+    end
+    same(xp.concatenate(ds), ref_concat(ts, 1), "70 int8 pieces")
+  end)
+
   b.it("concatenate writes a given out, converting to its dtype, strided too", function()
     local h1, h2 = make({ 2, 3 }, "int64", 1), make({ 1, 3 }, "int64", 2)
     local out = xp.zeros({ 3, 3 }, "float32")

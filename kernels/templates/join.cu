@@ -116,3 +116,73 @@ __device__ __forceinline__ void cuarr_join(D *dst, const cuarr_join_params<I, ND
     }
   }
 }
+
+/* The runs specialisation: every source is one contiguous run of bytes and so is the output (a
+ * vstack of C-contiguous matrices, a 1-D concatenate), all of one dtype.  The join is then a
+ * copy of 16-byte words, which the element-wise walk above (4-byte accesses, an index division
+ * per element) does not reach.  The host takes this path only when each source's address and
+ * its start in the output agree modulo 16 and the output is 16-byte aligned, so that every word
+ * inside one source is an aligned load; a word that straddles two sources, or the output's
+ * tail, is copied byte by byte. */
+struct alignas(16) cuarr_join_word {
+  unsigned long long lo, hi;
+};
+
+template <int K> struct cuarr_join_runs_params {
+  unsigned long long base[K];  /* source k's first byte */
+  unsigned long long start[K]; /* where source k begins in the output, in bytes */
+  unsigned long long n;        /* output bytes */
+  unsigned long long nsrc;     /* sources in use, 1..K */
+};
+
+/* The last source starting at or before byte o. */
+template <int K>
+__device__ __forceinline__ int cuarr_join_runs_source(const cuarr_join_runs_params<K> &p,
+                                                      unsigned long long o) {
+  int lo = 0, hi = (int)p.nsrc - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) >> 1;
+    if (p.start[mid] <= o)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+template <int BATCH, int K>
+__device__ __forceinline__ void cuarr_join_runs(unsigned char *dst,
+                                                const cuarr_join_runs_params<K> &p) {
+  typedef unsigned long long U;
+  const U n = p.n, words = (n + 15) / 16, step = cuarr_thread_count<U>();
+  const int last = (int)p.nsrc - 1;
+  for (U w0 = cuarr_thread_index<U>(); w0 < words; w0 += step * BATCH) {
+    cuarr_join_word value[BATCH];
+    bool whole[BATCH];
+#pragma unroll
+    for (int u = 0; u < BATCH; ++u) {
+      const U o = (w0 + (U)u * step) * 16;
+      whole[u] = false;
+      if (o < n) {
+        const int k = cuarr_join_runs_source(p, o);
+        const U end = k < last ? p.start[k + 1] : n;
+        if (o + 16 <= end) {
+          value[u] = *(const cuarr_join_word *)(p.base[k] + (o - p.start[k]));
+          whole[u] = true;
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < BATCH; ++u) {
+      const U o = (w0 + (U)u * step) * 16;
+      if (whole[u]) {
+        *(cuarr_join_word *)(dst + o) = value[u];
+      } else if (o < n) {
+        for (U b = o; b < o + 16 && b < n; ++b) {
+          const int k = cuarr_join_runs_source(p, b);
+          dst[b] = *(const unsigned char *)(p.base[k] + (b - p.start[k]));
+        }
+      }
+    }
+  }
+}

@@ -1,7 +1,8 @@
 /*
  * test_join_compile.c -- the concatenate kernel (kernels/templates/join.cu) compiled with NVRTC
  * for sm_90 (no GPU needed): for every result dtype, sources of that dtype and of mixed dtypes,
- * at both ends of the axes and source counts and both index widths, every kernel in the cubin.
+ * at both ends of the axes and source counts and both index widths, and the byte-run kernels of
+ * both source counts: every kernel in the cubin.
  */
 #include <stdlib.h>
 
@@ -15,14 +16,19 @@ int main(void) {
     CHECK(0, "NVRTC is available");
     return ctest_done();
   }
-  cuarr_join_variant vs[CUARR_NDTYPES * 4];
+  cuarr_join_variant vs[CUARR_NDTYPES * 4 + 2];
   int n = 0;
   for (int d = 0; d < CUARR_NDTYPES; d++)
     for (int mixed = 0; mixed < 2; mixed++)
       for (int end = 0; end < 2; end++)
-        vs[n++] = (cuarr_join_variant){(cuarr_dtype)d, mixed ? CUARR_JOIN_MIXED : d,
+        vs[n++] = (cuarr_join_variant){false,
+                                       (cuarr_dtype)d,
+                                       mixed ? CUARR_JOIN_MIXED : d,
                                        end ? CUARR_JOIN_MAX_AXES : 1,
-                                       end ? CUARR_JOIN_LARGE_K : CUARR_JOIN_SMALL_K, end == 1};
+                                       end ? CUARR_JOIN_LARGE_K : CUARR_JOIN_SMALL_K,
+                                       end == 1};
+  vs[n++] = (cuarr_join_variant){.runs = true, .axes = 1, .k = CUARR_JOIN_SMALL_K};
+  vs[n++] = (cuarr_join_variant){.runs = true, .axes = 1, .k = CUARR_JOIN_LARGE_K};
   char *source = cuarr_join_program(vs, n);
   CHECK(source != NULL, "the program of the join kernels is written");
   if (!source)

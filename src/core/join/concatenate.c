@@ -34,6 +34,7 @@ static uint64_t key_of(int device, const cuarr_join_variant *v) {
   if (device < 0 || device > 0xffff)
     return 0;
   uint64_t k = (uint64_t)device;
+  k = k << 1 | (uint64_t)v->runs;
   k = k << 4 | (uint64_t)v->dst;
   k = k << 4 | (uint64_t)v->src;
   k = k << 3 | (uint64_t)v->axes;
@@ -165,6 +166,59 @@ static void put_index(params *p, int64_t v) {
   }
 }
 
+/* ---------------------------------------------------------------- byte runs */
+
+/* join.cu's cuarr_join_runs_params: base[K], start[K], n, nsrc, all 8 bytes. */
+typedef struct runs_params {
+  uint64_t words[2 * CUARR_JOIN_LARGE_K + 2];
+} runs_params;
+
+/* Whether the collapsed layout is one contiguous run per source and for the output, of one
+ * dtype, with the alignment join.cu's runs kernel needs (each source's address and its start in
+ * the output equal modulo 16, the output 16-byte aligned). */
+static bool is_runs(const layout *L, const cuarr_array *const *src, int m, const cuarr_array *into,
+                    int srcdt) {
+  if (L->nd != 1 || srcdt != (int)into->dtype || (uintptr_t)cuarr_array_data(into) % 16 != 0)
+    return false;
+  const uint64_t size = cuarr_dtype_size(into->dtype);
+  for (int op = 0; op <= m; op++) {
+    if (L->strides[op][0] != 1 && L->extent[op] > 1)
+      return false;
+    if (op > 0 &&
+        ((uint64_t)(uintptr_t)cuarr_array_data(src[op - 1]) - (uint64_t)L->start[op] * size) % 16)
+      return false;
+  }
+  return true;
+}
+
+static cuarr_status launch_runs(int device, CUstream stream, const layout *L,
+                                const cuarr_array *const *src, int m, const cuarr_array *into,
+                                const cuarr_device_facts *facts) {
+  const int k = m <= CUARR_JOIN_SMALL_K ? CUARR_JOIN_SMALL_K : CUARR_JOIN_LARGE_K;
+  const cuarr_join_variant v = {.runs = true, .k = k, .axes = 1};
+  CUfunction f;
+  CUARR_TRY(kernel_for(device, &v, &f));
+  const uint64_t size = cuarr_dtype_size(into->dtype);
+  runs_params p;
+  memset(&p, 0, sizeof p);
+  for (int i = 0; i < m; i++) {
+    p.words[i] = (uint64_t)(uintptr_t)cuarr_array_data(src[i]);
+    p.words[k + i] = (uint64_t)L->start[i + 1] * size;
+  }
+  const uint64_t n = (uint64_t)cuarr_array_size(into) * size;
+  p.words[2 * k] = n;
+  p.words[2 * k + 1] = (uint64_t)m;
+  const uint64_t per_block = 16 * (uint64_t)CUARR_JOIN_THREADS * CUARR_JOIN_BATCH;
+  uint64_t blocks = (n + per_block - 1) / per_block;
+  if (blocks > (uint64_t)facts->grid_stride_blocks)
+    blocks = facts->grid_stride_blocks;
+  CUdeviceptr out = (CUdeviceptr)cuarr_array_data(into);
+  void *args[2] = {&out, p.words};
+  return cuarr_launch(f, (unsigned)(blocks < 1 ? 1 : blocks), CUARR_JOIN_THREADS, 0, stream, args);
+}
+
+/* ---------------------------------------------------------------- the general walk */
+
 /* One launch for m (1..CUARR_JOIN_LARGE_K) sources, each of extent > 0 along axis, into into. */
 static cuarr_status launch_group(cuarr_context *ctx, int device, CUstream stream,
                                  const cuarr_array *const *src, int m, int axis,
@@ -198,19 +252,28 @@ static cuarr_status launch_group(cuarr_context *ctx, int device, CUstream stream
     return join_by_pieces(ctx, src, m, axis, into);
   }
 
+  int srcdt = src[0]->dtype;
+  for (int i = 1; i < m; i++)
+    if ((int)src[i]->dtype != srcdt)
+      srcdt = CUARR_JOIN_MIXED;
+  const cuarr_device_facts *facts = NULL;
+  cuarr_status s = cuarr_device_facts_get(device, &facts);
+  if (s != CUARR_OK || is_runs(L, src, m, into, srcdt)) {
+    if (s == CUARR_OK)
+      s = launch_runs(device, stream, L, src, m, into, facts);
+    free(L);
+    return s;
+  }
+
   const int64_t n = cuarr_array_size(into);
   bool wide = n > INT32_MAX;
   for (int op = 0; op <= m && !wide; op++)
     wide = !fits32(L, op);
   const int k = m <= CUARR_JOIN_SMALL_K ? CUARR_JOIN_SMALL_K : CUARR_JOIN_LARGE_K;
-  int srcdt = src[0]->dtype;
-  for (int i = 1; i < m; i++)
-    if ((int)src[i]->dtype != srcdt)
-      srcdt = CUARR_JOIN_MIXED;
   cuarr_dtype dst = into->dtype;
   if (srcdt == (int)dst) /* a copy of bits */
     srcdt = dst = cuarr_bits_dtype(dst);
-  cuarr_join_variant v = {dst, srcdt, L->nd, k, wide};
+  cuarr_join_variant v = {false, dst, srcdt, L->nd, k, wide};
 
   params *p = malloc(sizeof *p);
   if (!p) {
@@ -240,11 +303,8 @@ static cuarr_status launch_group(cuarr_context *ctx, int device, CUstream stream
     put_index(p, i < m ? (int64_t)src[i]->dtype : 0);
   free(L);
 
-  const cuarr_device_facts *facts = NULL;
   CUfunction f = NULL;
-  cuarr_status s = cuarr_device_facts_get(device, &facts);
-  if (s == CUARR_OK)
-    s = kernel_for(device, &v, &f);
+  s = kernel_for(device, &v, &f);
   if (s == CUARR_OK) {
     int64_t per_block = (int64_t)CUARR_JOIN_THREADS * CUARR_JOIN_BATCH;
     int64_t blocks = (n + per_block - 1) / per_block;

@@ -21,7 +21,9 @@
 /* The source "dtype" of a kernel whose sources have several dtypes. */
 #define CUARR_JOIN_MIXED CUARR_NDTYPES
 
+/* runs: the byte-run specialisation (join.cu's cuarr_join_runs), which only k distinguishes. */
 typedef struct cuarr_join_variant {
+  bool runs;
   cuarr_dtype dst;
   int src;  /* a cuarr_dtype, or CUARR_JOIN_MIXED */
   int axes; /* 1..CUARR_JOIN_MAX_AXES */
@@ -29,7 +31,7 @@ typedef struct cuarr_join_variant {
   bool wide;
 } cuarr_join_variant;
 
-/* "cuarr_join_float32_from_mixed_nd2_k8_i32" */
+/* "cuarr_join_float32_from_mixed_nd2_k8_i32", "cuarr_join_runs_k8" */
 void cuarr_join_variant_name(const cuarr_join_variant *v, char *buf, size_t size);
 /* A malloc'd program of the n variants (common.cuh, join.cu, one kernel each); NULL with the
  * error set. */
