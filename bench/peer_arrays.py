@@ -86,7 +86,8 @@ class Api:
                  vstack, where, flip, empty, is_sorted, count):
         self.name, self.uniform, self.integers = name, uniform, integers
         self.sort, self.argsort, self.unique, self.nonzero = sort, argsort, unique, nonzero
-        self.take, self.concat, self.vstack, self.where, self.flip = take, concat, vstack, where, flip
+        self.take, self.concat, self.vstack = take, concat, vstack
+        self.where, self.flip = where, flip
         self.empty, self.is_sorted, self.count = empty, is_sorted, count
 
 
