@@ -919,6 +919,57 @@ CUARR_API cuarr_status cuarr_mask_select(cuarr_context *ctx, const cuarr_array *
 CUARR_API cuarr_status cuarr_mask_assign(cuarr_context *ctx, cuarr_array *a,
                                          const cuarr_array *mask, const cuarr_array *values);
 
+/* ---------------------------------------------------------------- indexing with arrays */
+
+/* What an index value v means along an axis of extent e (base: 0 for C, 1 for Lua).  RAISE:
+ * v - base for v >= 0, e + v for v < 0, and a position outside [0, e) is a CUARR_INDEX_ERROR
+ * (with base 1, v = 0 is one); WRAP: that position modulo e; CLIP: v - base clamped into
+ * [0, e) (negative values count from nothing, as NumPy's clip). */
+typedef enum cuarr_index_mode {
+  CUARR_INDEX_RAISE,
+  CUARR_INDEX_WRAP,
+  CUARR_INDEX_CLIP
+} cuarr_index_mode;
+
+/* NumPy's advanced indexing by n integer arrays (any integer dtype, not bool: a mask goes
+ * through cuarr_nonzero first), broadcast together to a shape B: index[k] selects along axis
+ * axes[k] of a (distinct axes, any order).  The selection's shape is a's other axes in order,
+ * with B's axes put at position `at` among them (0..a->ndim - n): NumPy puts them where the
+ * indexed axes were when those are adjacent in the key, first otherwise. */
+typedef struct cuarr_fancy_index {
+  int n; /* 1..CUARR_MAXDIM */
+  int axes[CUARR_MAXDIM];
+  const cuarr_array *index[CUARR_MAXDIM];
+  int at;
+  int64_t base;
+  cuarr_index_mode mode;
+} cuarr_fancy_index;
+
+/* The selection's shape (ndim <= CUARR_MAXDIM), or the error ix and a make. */
+CUARR_API cuarr_status cuarr_fancy_shape(const cuarr_array *a, const cuarr_fancy_index *ix,
+                                         int *ndim, int64_t *shape);
+/* out = a[ix]: a copy of the selected elements, of a's dtype.  Device arrays: one kernel launch
+ * for any number of index arrays and strides; in RAISE mode the kernel records a bad index on
+ * the device and the call reads that record back (one synchronisation of ctx's stream); WRAP
+ * and CLIP queue everything.  Host arrays: C loops.  The index arrays must be where a is
+ * (CUARR_VALUE_ERROR otherwise).  *out is given (the selection's shape; any dtype, converted
+ * 'unsafe'-ly; it may overlap a) or allocated here (out->buf == NULL), C-contiguous.  On an
+ * error out is left as it came. */
+CUARR_API cuarr_status cuarr_gather(cuarr_context *ctx, const cuarr_array *a,
+                                    const cuarr_fancy_index *ix, cuarr_array *out);
+/* a[ix] = values: values broadcast to the selection's shape (CUARR_VALUE_ERROR otherwise),
+ * converted to a's dtype as cuarr_copy does; they may overlap a.  In RAISE mode every index is
+ * checked before anything is written, so a bad one leaves a unchanged (device: a checking
+ * launch, one synchronisation, then the writing launch).  Repeated positions: on the host the
+ * last value in C order wins, as NumPy's; on a device one of them (unspecified). */
+CUARR_API cuarr_status cuarr_scatter(cuarr_context *ctx, const cuarr_array *a,
+                                     const cuarr_fancy_index *ix, const cuarr_array *values);
+/* NumPy's take along one axis (0-based): cuarr_gather with the one index array in the axis's
+ * place. */
+CUARR_API cuarr_status cuarr_take(cuarr_context *ctx, const cuarr_array *a,
+                                  const cuarr_array *indices, int axis, int64_t base,
+                                  cuarr_index_mode mode, cuarr_array *out);
+
 /* ---------------------------------------------------------------- diagnostics */
 
 /* The oldest warning the core queued on this thread (e.g. "the kernel cache directory ... is
