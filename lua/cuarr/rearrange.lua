@@ -330,7 +330,7 @@ return function(M, cpu, core)
   local function repeat_(a, repeats, axis, ...)
     check_count("repeat", 3, a, repeats, axis, ...)
     check_array("repeat", a)
-    if type(repeats) ~= "number" and type(repeats) ~= "table" then
+    if type(repeats) ~= "number" and type(repeats) ~= "table" and not is_array(repeats) then
       raise("TypeError", "repeat: repeats must be an integer, a table of integers or an array, "
         .. "got " .. type(repeats))
     end
@@ -473,7 +473,9 @@ return function(M, cpu, core)
       local rows = reshape(xp.arange(rows_n), { rows_n, 1 })
       local cols = xp.arange(-k, cols_n - k)
       local keep = lower and rows:ge(cols) or rows:le(cols)
-      return xp.where(keep, m, m.dtype == "bool" and false or 0)
+      local zero = 0
+      if m.dtype == "bool" then zero = false end
+      return xp.where(keep, m, zero)
     end
   end
   R.tril = triangle("tril", true)
