@@ -233,11 +233,23 @@ return function(M, cpu, core)
     return shape
   end
 
+  -- A ValueError unless the arrays of list are all on the host or all on one device.
+  local function one_place(name, list)
+    local function where(a) return a.device == "cpu" and "cpu" or a.device.id end
+    for i = 2, #list do
+      if where(list[i]) ~= where(list[1]) then
+        raise("ValueError", fmt("%s: argument %d is not where argument 1 is (host and device "
+          .. "arrays, or two devices, mixed)", name, i))
+      end
+    end
+  end
+
   function R.broadcast_arrays(...)
     local list = {}
     for i = 1, select("#", ...) do
       list[i] = check_array("broadcast_arrays", (select(i, ...)), "argument #" .. i)
     end
+    one_place("broadcast_arrays", list)
     local shape = broadcast_shape("broadcast_arrays", list)
     local out = {}
     for i, a in ipairs(list) do out[i] = broadcast_to(a, shape) end
@@ -507,9 +519,11 @@ return function(M, cpu, core)
     if copy ~= nil and type(copy) ~= "boolean" then
       raise("TypeError", "meshgrid: copy must be a boolean, got " .. type(copy))
     end
-    local out = {}
+    local out, inputs = {}, {}
+    for i = 1, n do inputs[i] = check_array("meshgrid", (select(i, ...)), "argument #" .. i) end
+    one_place("meshgrid", inputs)
     for i = 1, n do
-      local x = check_array("meshgrid", (select(i, ...)), "argument #" .. i)
+      local x = inputs[i]
       local shape = {}
       for d = 1, n do shape[d] = 1 end
       local at = i
