@@ -12,7 +12,7 @@
  * -0.0 counts as zero and NaN as nonzero) is cut into tiles of CUARR_MASK_TILE elements, one per
  * block, each thread taking CUARR_MASK_ITEMS neighbours (16-byte loads where aligned):
  *   1. cuarr_mask_count: each tile's count into prefix[tile];
- *   2. cuarr_mask_scan (one block): prefix[] made exclusive, the total into prefix[tiles], which
+ *   2. cuarr_mask_scan_tiles (one block): prefix[] made exclusive, the total into prefix[tiles], which
  *      the host reads back (the one synchronisation: it sizes the output);
  *   3. a scatter pass: each tile finds its elements' places from its prefix and a block scan, and
  *      writes the positions (nonzero), a's elements (selection, staged in shared memory so that
@@ -130,7 +130,7 @@ template <typename W> __device__ __forceinline__ void cuarr_mask_count(const cua
 }
 
 /* 2. The tiles' counts made exclusive prefixes (one block, each thread a run of tiles). */
-__device__ __forceinline__ void cuarr_mask_scan(const cuarr_mask_params &p) {
+__device__ __forceinline__ void cuarr_mask_scan_tiles(const cuarr_mask_params &p) {
   long long *prefix = (long long *)p.prefix;
   const long long tiles = (p.n + CUARR_MASK_TILE - 1) / CUARR_MASK_TILE;
   const long long per = (tiles + CUARR_MASK_SCAN_THREADS - 1) / CUARR_MASK_SCAN_THREADS;

@@ -198,6 +198,7 @@ require("cuarr.random")(M, cpu, core)
 require("cuarr.products")(M, cpu, core)
 require("cuarr.linalg")(M, cpu, core)
 require("cuarr.join")(M, cpu, core)
+require("cuarr.mask")(M, cpu, core)
 require("cuarr.rearrange")(M, cpu, core)
 
 -- Error objects carry .kind and .message; this tells them from other errors.

@@ -200,7 +200,13 @@ void cuarr_lua_open_random(lua_State *L, const cuarr_lua_module *m);   /* random
 void cuarr_lua_open_products(lua_State *L, const cuarr_lua_module *m); /* products.c */
 void cuarr_lua_open_linalg(lua_State *L, const cuarr_lua_module *m);   /* linalg.c */
 void cuarr_lua_open_join(lua_State *L, const cuarr_lua_module *m);     /* join.c */
+void cuarr_lua_open_mask(lua_State *L, const cuarr_lua_module *m);     /* mask.c */
 void cuarr_lua_open_rearrange(lua_State *L, const cuarr_lua_module *m); /* rearrange.c */
+
+/* ---- mask.c */
+/* fn(a) (nonzero, where with one argument): the 1-based indices of a's nonzero elements, one
+ * int64 array per axis, pushed; returns a's ndim. */
+int cuarr_lua_nonzero(lua_State *L, const char *fn);
 
 /* ---- cuda_array_interface.c */
 /* The field a.__cuda_array_interface__ of the array self (nil for a host array). */

@@ -49,6 +49,7 @@ static void (*const parts[])(lua_State *L, const cuarr_lua_module *m) = {
     cuarr_lua_open_products,
     cuarr_lua_open_linalg,
     cuarr_lua_open_join,
+    cuarr_lua_open_mask,
     cuarr_lua_open_rearrange,
 };
 

@@ -110,13 +110,26 @@ static int ufunc_call(lua_State *L) {
   return 1;
 }
 
+/* where(cond) with one argument is nonzero(cond), as NumPy's (mask.c); with two, an error; with
+ * three (or an out), the ufunc: one comparison before ufunc_call, under the same upvalues. */
+static int where_call(lua_State *L) {
+  const int n = lua_gettop(L);
+  if (n == 1)
+    return cuarr_lua_nonzero(L, "where");
+  if (n == 2)
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                           "where: either both or neither of x and y should be given");
+  return ufunc_call(L);
+}
+
 static void push_ufunc(lua_State *L, int state_idx, const cuarr_ufunc *u, bool host,
                        bool metamethod) {
   lua_pushvalue(L, state_idx);
   lua_pushlightuserdata(L, (void *)u);
   lua_pushboolean(L, host);
   lua_pushboolean(L, metamethod);
-  lua_pushcclosure(L, ufunc_call, 4);
+  const bool where = !metamethod && !strcmp(cuarr_ufunc_name(u), "where");
+  lua_pushcclosure(L, where ? where_call : ufunc_call, 4);
 }
 
 /* Other names NumPy (2) gives the same ufuncs: the registry's aliases (registry.c). */
@@ -197,7 +210,8 @@ static void set_array_ufuncs(lua_State *L, int state_idx, int mt_idx) {
 
 /* The ufunc behind a Lua value: a ufunc's closure (cuarr.sin, cuarr.cpu.add, a:add), else NULL. */
 static const cuarr_ufunc *ufunc_of(lua_State *L, int idx) {
-  if (lua_tocfunction(L, idx) != ufunc_call || !lua_getupvalue(L, idx, 2))
+  lua_CFunction f = lua_tocfunction(L, idx);
+  if ((f != ufunc_call && f != where_call) || !lua_getupvalue(L, idx, 2))
     return NULL;
   const cuarr_ufunc *u = lua_touserdata(L, -1);
   lua_pop(L, 1);

@@ -49,7 +49,7 @@ static void put_kernel(cuarr_text *t, const void *vs, int i) {
   cuarr_codegen_put_kernel_head(t, cuarr_mask_variant_threads(v), name);
   switch (v->kind) {
   case CUARR_MASK_COUNT: snprintf(call, sizeof call, "cuarr_mask_count<%s>(p);", word(v->w)); break;
-  case CUARR_MASK_SCAN: snprintf(call, sizeof call, "cuarr_mask_scan(p);"); break;
+  case CUARR_MASK_SCAN: snprintf(call, sizeof call, "cuarr_mask_scan_tiles(p);"); break;
   case CUARR_MASK_POSITIONS:
     if (v->nd == 1)
       snprintf(call, sizeof call, "cuarr_mask_positions1<%s>(p);", word(v->w));
