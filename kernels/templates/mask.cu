@@ -12,8 +12,8 @@
  * -0.0 counts as zero and NaN as nonzero) is cut into tiles of CUARR_MASK_TILE elements, one per
  * block, each thread taking CUARR_MASK_ITEMS neighbours (16-byte loads where aligned):
  *   1. cuarr_mask_count: each tile's count into prefix[tile];
- *   2. cuarr_mask_scan_tiles (one block): prefix[] made exclusive, the total into prefix[tiles], which
- *      the host reads back (the one synchronisation: it sizes the output);
+ *   2. cuarr_mask_scan_tiles (one block): prefix[] made exclusive, the total into
+ *      prefix[tiles], which the host reads back (the one synchronisation: it sizes the output);
  *   3. a scatter pass: each tile finds its elements' places from its prefix and a block scan, and
  *      writes the positions (nonzero), a's elements (selection, staged in shared memory so that
  *      the block's stores are contiguous) or a's elements from the values (assignment).  Where
