@@ -270,17 +270,32 @@ for _, b in ipairs(H.backends) do
         end
       end)
 
-    b.it("flip copies are C-contiguous and exact, sizes off the block size", function()
-      for _, dt in ipairs(SAMPLE_DTYPES) do
-        for _, n in ipairs { 1, 255, 257, 4099 } do
-          local a, t = layout(b, { n }, dt, 5, "C")
-          local c = xp.flip(a):copy()
-          assert.is_true(c.flags.c_contiguous)
-          same(c, ref_flip(t, { 1 }), dt .. " " .. n)
-          same(xp.ascontiguousarray(xp.flip(a)), ref_flip(t, { 1 }), dt .. " " .. n)
+    -- On the device a whole reversed run is copied 16 bytes at a time when both ends line up
+    -- (lengths that are multiples of 16 bytes), element by element otherwise.
+    b.it("flip copies are C-contiguous and exact, sizes and offsets off the vector size",
+      function()
+        for _, dt in ipairs(H.dtypes) do
+          for _, n in ipairs { 1, 2, 15, 16, 17, 255, 257, 4096, 4099, 65536 } do
+            local a, t = layout(b, { n }, dt, 5, "C")
+            local c = xp.flip(a):copy()
+            assert.is_true(c.flags.c_contiguous)
+            same(c, ref_flip(t, { 1 }), dt .. " " .. n)
+            same(xp.ascontiguousarray(xp.flip(a)), ref_flip(t, { 1 }), dt .. " " .. n)
+            -- views starting 1 and 3 elements in, and a reversed run written into a slice
+            for _, skip in ipairs { 1, 3 } do
+              if n > skip then
+                local v = a[{ { skip + 1, -1 } }]
+                same(xp.flip(v):copy(), ref_flip(T(v), { 1 }), dt .. " " .. n .. " skip " .. skip)
+                local out = xp.zeros({ n + 5 }, dt)
+                out[{ { skip + 1, skip + n } }] = xp.flip(a)
+                same(out[{ { skip + 1, skip + n } }], ref_flip(t, { 1 }), dt .. " into a slice")
+              end
+            end
+          end
         end
-      end
-    end)
+        local m, tm = layout(b, { 64, 48 }, "float32", 2, "C")
+        same(xp.flip(m):copy(), ref_flip(tm, { 1, 2 }), "a matrix flipped whole")
+      end)
 
     b.it("flip writes through to the array it views", function()
       local a = on(b, make({ 4 }, "int32", 1))

@@ -103,3 +103,54 @@ __device__ __forceinline__ void cuarr_copy_contig(D *dst, const S *src, I n) {
   for (I i = first; i < n; i += step)
     dst[i] = cuarr_cast<D>(cuarr_load(src + i));
 }
+
+/* A reversed run (flip(a):copy() of a contiguous a): dst[i] = src[-i], src pointing at the
+ * element for dst[0] and the run lying below it, one dtype (moved as bits).  Both sides are
+ * contiguous, so V = 16 / sizeof(T) elements move per access as with cuarr_copy_contig: dst
+ * vector j takes the source vector ending where dst[head + jV] comes from, its lanes in reverse.
+ * Vectors are used when that source vector is aligned as well (an array whose length is a
+ * multiple of V, flipped whole, starting on the same element of its allocation as dst);
+ * otherwise each thread copies elements, which are still read in whole sectors. */
+template <typename T, typename I>
+__device__ __forceinline__ void cuarr_copy_reversed(T *dst, const T *src, I n) {
+  constexpr int V = 16 / sizeof(T);
+  struct alignas(16) TV {
+    T v[V];
+  };
+  const I first = cuarr_thread_index<I>(), step = cuarr_thread_count<I>();
+  const I head = (I)((16 - (unsigned long long)dst % 16) % 16 / sizeof(T));
+  const bool vectors = head <= n && (unsigned long long)(src - (long long)head - (V - 1)) % 16 == 0;
+  if (vectors) {
+    const I nv = (n - head) / V, tail = head + nv * V;
+    TV *dv = (TV *)(dst + head);
+    /* sv[-j] is the source of dv[j] */
+    const TV *sv = (const TV *)(src - (long long)head - (V - 1));
+    for (I j0 = first; j0 < nv; j0 += 2 * step) {
+      const I j1 = j0 + step;
+      const TV a = *(sv - (long long)j0);
+      TV b;
+      if (j1 < nv)
+        b = *(sv - (long long)j1);
+      TV r;
+#pragma unroll
+      for (int k = 0; k < V; ++k)
+        r.v[k] = a.v[V - 1 - k];
+      dv[j0] = r;
+      if (j1 < nv) {
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+          r.v[k] = b.v[V - 1 - k];
+        dv[j1] = r;
+      }
+    }
+    /* The head and the tail: fewer than 2V elements. */
+    const I rest = head + (n - tail);
+    for (I q = first; q < rest; q += step) {
+      const I i = q < head ? q : tail + (q - head);
+      dst[i] = src[-(long long)i];
+    }
+    return;
+  }
+  for (I i = first; i < n; i += step)
+    dst[i] = src[-(long long)i];
+}

@@ -16,11 +16,11 @@
  *  - copies: 132 pairs of different dtypes x 6 shapes (contig, nd1..nd4, ndN), plus the 4
  *    same-width bit copies (uint8..uint64) x 5 strided shapes (contiguous ones are memcpys);
  *  - transposes: the same 132 + 4 pairs, one kernel each (any number of batch axes);
- *  - fills: 4 widths x 6 shapes; linear: 12 dtypes.
+ *  - fills: 4 widths x 6 shapes; linear: 12 dtypes; reversed runs: 4 widths.
  * 64-bit indexing: the same with only the contig and ndN shapes, and the transposes. */
 #define EXPECTED_TRANSPOSES (132 + 4)
-#define EXPECTED_NARROW (132 * 6 + 4 * 5 + EXPECTED_TRANSPOSES + 4 * 6 + 12)
-#define EXPECTED_WIDE (132 * 2 + 4 * 1 + EXPECTED_TRANSPOSES + 4 * 2 + 12)
+#define EXPECTED_NARROW (132 * 6 + 4 * 5 + EXPECTED_TRANSPOSES + 4 * 6 + 12 + 4)
+#define EXPECTED_WIDE (132 * 2 + 4 * 1 + EXPECTED_TRANSPOSES + 4 * 2 + 12 + 4)
 #define EXPECTED_KERNELS (EXPECTED_NARROW + EXPECTED_WIDE)
 
 static double seconds_since(const struct timespec *t0) {

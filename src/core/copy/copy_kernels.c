@@ -32,6 +32,7 @@ typedef struct device_kernels {
   kernel_slot transpose[CUARR_NDTYPES][CUARR_NDTYPES][2];           /* [src][dst][wide] */
   kernel_slot fill[4][CUARR_NSHAPES][2];                            /* [log2 itemsize]... */
   kernel_slot linear[CUARR_NDTYPES][2];
+  kernel_slot reverse[CUARR_NDTYPES][2]; /* [bits dtype][wide] */
 } device_kernels;
 
 /* Allocated on a device's first use and kept for the life of the process, as are the modules
@@ -299,6 +300,31 @@ static cuarr_status transpose_launch(int device, device_kernels *t, CUstream str
   return cuarr_launch(f, blocks_capped(t, tiles), CUARR_COPY_THREADS, 0, stream, args);
 }
 
+/* A same-dtype copy of a reversed run into a contiguous one (flip(a):copy()): cuarr_copy_reversed
+ * moves 16-byte vectors where the strided kernel moves elements (1 or 2 bytes at a time for the
+ * narrow dtypes).  Taken when the vectors line up on both sides, as they do for an array whose
+ * length is a multiple of 16 bytes flipped whole; *done tells whether it was. */
+static cuarr_status reverse_launch(int device, device_kernels *t, CUstream stream, const plan *p,
+                                   cuarr_dtype bits, bool *done) {
+  *done = false;
+  if (p->ndim != 1 || p->strides[0][0] != 1 || p->strides[1][0] != -1)
+    return CUARR_OK;
+  const uint64_t size = cuarr_dtype_size(bits);
+  const uint64_t dst = (uint64_t)p->base[0] + (uint64_t)p->origin[0] * size;
+  const uint64_t src = (uint64_t)p->base[1] + (uint64_t)p->origin[1] * size;
+  const uint64_t head = (16 - dst % 16) % 16 / size;
+  if ((uint64_t)p->n < head || (src - (head + 16 / size - 1) * size) % 16 != 0)
+    return CUARR_OK;
+  cuarr_copy_variant v = {CUARR_FAMILY_REVERSE, bits, bits, 1, p->wide};
+  CUfunction f;
+  CUARR_TRY(kernel_for(device, &t->reverse[bits][p->wide], &v, &f));
+  CUdeviceptr d = (CUdeviceptr)dst, s = (CUdeviceptr)src;
+  cuarr_iter_index count = cuarr_iter_index_of(p->wide, p->n);
+  void *args[3] = {&d, &s, &count};
+  *done = true;
+  return cuarr_launch(f, grid_for(t, p->n), CUARR_COPY_THREADS, 0, stream, args);
+}
+
 /* dst = src, src's strides broadcast; no overlap unless the layouts are the same. */
 static cuarr_status copy_direct(int device, CUstream stream, const cuarr_array *dst,
                                 const cuarr_array *src, const int64_t *src_strides) {
@@ -322,6 +348,12 @@ static cuarr_status copy_direct(int device, CUstream stream, const cuarr_array *
         "cuMemcpyDtoDAsync");
   if (transpose)
     return transpose_launch(device, t, stream, &p, dt, st);
+  if (dt == st) {
+    bool done;
+    CUARR_TRY(reverse_launch(device, t, stream, &p, dt, &done));
+    if (done)
+      return CUARR_OK;
+  }
 
   cuarr_copy_variant v = {CUARR_FAMILY_COPY, dt, st, p.shape_kind, p.wide};
   CUfunction f;

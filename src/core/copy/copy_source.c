@@ -50,6 +50,9 @@ void cuarr_copy_variant_name(const cuarr_copy_variant *v, char *buf, size_t size
   case CUARR_FAMILY_LINEAR:
     snprintf(buf, size, "cuarr_linear_%s_%s", cuarr_dtype_name(v->dst), bits);
     break;
+  case CUARR_FAMILY_REVERSE:
+    snprintf(buf, size, "cuarr_reverse_%s_%s", cuarr_dtype_name(v->dst), bits);
+    break;
   }
 }
 
@@ -76,6 +79,10 @@ static const char fill_strided_kernel[] =
 static const char linear_kernel[] =
     "${dst} *dst, cuarr_layout<${I}, 1, 1> p, ${compute} start, ${compute} step, ${dst} stop, "
     "int last_is_stop) { cuarr_linear<${dst}>(dst, p, start, step, stop, last_is_stop); }\n";
+
+/* src points at the element that goes to dst[0]; the others lie below it. */
+static const char reverse_kernel[] =
+    "${dst} *dst, const ${dst} *src, ${I} n) { cuarr_copy_reversed(dst, src, n); }\n";
 
 /* Kernel i of vs: one extern "C" kernel instantiating its family's template. */
 static void put_kernel(cuarr_text *t, const void *vs, int i) {
@@ -112,6 +119,7 @@ static void put_kernel(cuarr_text *t, const void *vs, int i) {
     FILL(t, linear_kernel, SLOT("dst", dst), SLOT("I", it),
          SLOT("compute", cuarr_dtype_is_float(v->dst) ? "double" : "long long"));
     break;
+  case CUARR_FAMILY_REVERSE: FILL(t, reverse_kernel, SLOT("dst", dst), SLOT("I", it)); break;
   }
 }
 
@@ -121,6 +129,7 @@ static const char *family_template(cuarr_copy_family f) {
   case CUARR_FAMILY_TRANSPOSE: return cuarr_kernel_source_transpose_cu;
   case CUARR_FAMILY_FILL: return cuarr_kernel_source_fill_cu;
   case CUARR_FAMILY_LINEAR: return cuarr_kernel_source_linear_cu;
+  case CUARR_FAMILY_REVERSE: return cuarr_kernel_source_copy_cu;
   }
   return "";
 }
@@ -168,6 +177,8 @@ int cuarr_copy_variants_all(cuarr_copy_variant *out) {
           EMIT(CUARR_FAMILY_FILL, widths[w], widths[w], shape, wide);
     for (int d = 0; d < CUARR_NDTYPES; d++)
       EMIT(CUARR_FAMILY_LINEAR, (cuarr_dtype)d, (cuarr_dtype)d, 1, wide);
+    for (int w = 0; w < 4; w++)
+      EMIT(CUARR_FAMILY_REVERSE, widths[w], widths[w], 1, wide);
   }
 #undef EMIT
   return n;

@@ -30,6 +30,7 @@ typedef enum cuarr_copy_family {
   CUARR_FAMILY_TRANSPOSE, /* dst = cast(src) through a shared-memory tile (batched 2-D) */
   CUARR_FAMILY_FILL,      /* dst = value */
   CUARR_FAMILY_LINEAR,    /* dst[k] = start + k * step */
+  CUARR_FAMILY_REVERSE,   /* dst[k] = src[-k]: a reversed 1-D run copied contiguous (bits) */
 } cuarr_copy_family;
 
 /* The iteration shape a kernel is specialised for: contiguous (1-D, stride 1), 1..4 axes, or
@@ -43,9 +44,9 @@ enum {
 
 typedef struct cuarr_copy_variant {
   cuarr_copy_family family;
-  cuarr_dtype dst; /* FILL: an unsigned dtype of the itemsize (the value's bits) */
+  cuarr_dtype dst; /* FILL, REVERSE: an unsigned dtype of the itemsize (the value's bits) */
   cuarr_dtype src; /* COPY and TRANSPOSE only */
-  int shape;       /* COPY and FILL: CUARR_SHAPE_*; LINEAR is always 1-D strided, and
+  int shape;       /* COPY and FILL: CUARR_SHAPE_*; LINEAR and REVERSE are always 1-D, and
                       TRANSPOSE takes a CUARR_MAXDIM-axis layout (0 here) */
   bool wide;       /* 64-bit indexing (unsigned long long), else 32-bit (unsigned int) */
 } cuarr_copy_variant;
