@@ -41,11 +41,38 @@ RUN_ENV := LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lu
 .PHONY: all deps ctest check-exports test test-gpu test-compile-all test-gpu-sanitize soak bench \
         demo repl install clean lint format
 
-all: $(MODULE)
+# The device sort library (see its rule below): built when nvcc is there.
+NVCC         ?= $(CUDA_HOME)/bin/nvcc
+SORT_LIB     := $(BUILD)/cuarr/libcuarr_sort.so
+SORT_GENCODE ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=sm_80 \
+                -gencode arch=compute_80,code=compute_80
+SORT_TARGET  := $(if $(shell command -v $(NVCC) 2>/dev/null),$(SORT_LIB),sort-lib-skipped)
+
+all: $(MODULE) $(SORT_TARGET)
 
 $(MODULE): $(MODULE_OBJECTS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -pthread $(LDFLAGS) -o $@ $(MODULE_OBJECTS) -ldl -lm
+
+# The device sort engine: CUB's radix sorts compiled ahead of time by nvcc from
+# src/core/sort/cub/radix_sort.cu into a library beside core.so, which core.so opens with dlopen
+# on the first device sort (src/core/sort/sort_loader.c); nothing compiles CUB at run time.  Four
+# unsigned key widths (every dtype is mapped onto them), cubins for sm_90 and sm_80 and PTX for
+# the GPUs after (the driver JIT-compiles it once); the CUDA runtime linked in statically and its
+# symbols and CUB's kept inside.  Without nvcc the module builds alone (device sorts are then a
+# NotAvailable error) and make says so.
+$(SORT_LIB): src/core/sort/cub/radix_sort.cu src/core/sort/key_transform.h \
+             src/core/sort/sort_library.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden \
+	  -DCUB_WRAPPED_NAMESPACE=cuarr_cub -DTHRUST_WRAPPED_NAMESPACE=cuarr_thrust $(SORT_GENCODE) \
+	  -shared -cudart static -Xlinker --exclude-libs=ALL -o $@ $<
+.PHONY: sort-lib-skipped
+sort-lib-skipped:
+	@echo "no nvcc ($(NVCC)): $(SORT_LIB) not built; device sorts will raise NotAvailable"
+# Its C test opens the library built here (and says it skipped when there is none).
+$(BUILD)/ctest/test_sort_library: $(SORT_TARGET)
+$(BUILD)/ctest/test_sort_library: private ALL_CFLAGS += -DCUARR_SORT_LIB='"$(CURDIR)/$(SORT_LIB)"'
 
 # Each object depends on the headers it includes, as the compiler lists them (-MMD), and on the
 # Makefile, which holds its flags; the generated header of kernel sources must exist before
@@ -235,6 +262,7 @@ demo: deps
 install: all
 	install -d $(DESTDIR)$(INST_LIBDIR)/cuarr $(DESTDIR)$(INST_LUADIR)/cuarr/jit
 	install -m 755 $(MODULE) $(DESTDIR)$(INST_LIBDIR)/cuarr/core.so
+	if [ -f $(SORT_LIB) ]; then install -m 755 $(SORT_LIB) $(DESTDIR)$(INST_LIBDIR)/cuarr/; fi
 	install -m 644 lua/cuarr/*.lua $(DESTDIR)$(INST_LUADIR)/cuarr/
 	install -m 644 lua/cuarr/jit/*.lua $(DESTDIR)$(INST_LUADIR)/cuarr/jit/
 

@@ -878,6 +878,40 @@ CUARR_API cuarr_status cuarr_linalg_svd(cuarr_context *ctx, const cuarr_array *a
                                         bool full_matrices, bool compute_uv, cuarr_array *u,
                                         cuarr_array *s, cuarr_array *vh);
 
+/* ---------------------------------------------------------------- sorting */
+
+/* Stable sorts, NumPy's order: integers and bools by value, floats numerically with every NaN
+ * (of either sign) after +inf.  Device arrays are sorted by CUB's radix sorts, compiled ahead of
+ * time into libcuarr_sort.so beside core.so (or where CUARR_LIBSORT names it), opened on first
+ * use: without it a device sort is CUARR_NOT_AVAILABLE naming what is missing.  Host arrays: a
+ * stable radix sort in C.  Nothing synchronises.  An axis is 0-based, or CUARR_SORT_FLAT for
+ * the flattened array (NumPy's axis=None); out of range it is CUARR_INDEX_ERROR.  Each output is
+ * NULL (not wanted), given (its buf set: the result's shape and exact dtype, in the array's
+ * place; a sorted output may be the array itself, a sort in place) or allocated here, C-contiguous
+ * (buf NULL). */
+#define CUARR_SORT_FLAT (-1)
+/* sorted = a sorted along axis (a's dtype); indices (int64) = argsort + 1: the 1-based
+ * positions along the axis of the elements in sorted order, ties in their original order.  At
+ * least one output is wanted.  For indices alone -0.0 and +0.0 are equal, as are all NaNs
+ * (ties); a sort that makes the values keeps every bit of each and puts -0.0 before +0.0. */
+CUARR_API cuarr_status cuarr_sort(cuarr_context *ctx, const cuarr_array *a, int axis,
+                                  cuarr_array *sorted, cuarr_array *indices);
+/* out (int64) = NumPy's lexsort + 1 of nkeys arrays of one shape along axis: sorted by
+ * keys[nkeys - 1] first, ties broken by keys[nkeys - 2], and so on, stable.  Each key is sorted
+ * in its own dtype.  CUARR_VALUE_ERROR for no keys, keys of different shapes or places. */
+CUARR_API cuarr_status cuarr_lexsort(cuarr_context *ctx, const cuarr_array *const *keys, int nkeys,
+                                     int axis, cuarr_array *out);
+/* out (int64, values' shape) = the 1-based positions at which values would be inserted into the
+ * 1-D array sorted (ascending in the sort's order) to keep it sorted: NumPy's searchsorted + 1,
+ * before equal elements or after them (right).  sorter (NULL, or integers as long as sorted:
+ * 1-based positions that sort it, an argsort's) reads sorted through it.  Both are compared in
+ * their promoted dtype.  A host sorter entry outside 1..n is CUARR_VALUE_ERROR; a device sorter is
+ * not read back (the caller checks it: an entry out of range is clamped, never read past).  out
+ * is given or allocated (buf NULL). */
+CUARR_API cuarr_status cuarr_searchsorted(cuarr_context *ctx, const cuarr_array *sorted,
+                                          const cuarr_array *values, bool right,
+                                          const cuarr_array *sorter, cuarr_array *out);
+
 /* ---------------------------------------------------------------- joining */
 
 /* out = the n arrays joined along axis (0-based), NumPy's concatenate: every array has the same

@@ -200,6 +200,8 @@ require("cuarr.linalg")(M, cpu, core)
 require("cuarr.join")(M, cpu, core)
 require("cuarr.mask")(M, cpu, core)
 require("cuarr.rearrange")(M, cpu, core)
+-- sort, argsort, partition, lexsort, searchsorted (lua/cuarr/sort.lua).
+require("cuarr.sort")(M, cpu, core)
 
 -- Error objects carry .kind and .message; this tells them from other errors.
 function M.is_error(e, kind)

@@ -51,6 +51,7 @@ static void (*const parts[])(lua_State *L, const cuarr_lua_module *m) = {
     cuarr_lua_open_join,
     cuarr_lua_open_mask,
     cuarr_lua_open_rearrange,
+    cuarr_lua_open_sort,
 };
 
 /* Wall-clock seconds (monotonic), for benchmarks and timeouts. */

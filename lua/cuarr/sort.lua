@@ -1,0 +1,271 @@
+-- Sorting and searching: sort, argsort, partition, argpartition, lexsort, searchsorted (in
+-- cuarr and cuarr.cpu) and the methods a:sort() (in place), a:argsort(), a:partition() (in
+-- place), a:argpartition(), a:searchsorted(); over src/lua/sort.c's core.sort_rows,
+-- core.lexsort_rows and core.searchsorted_rows (the C core's cuarr_sort, cuarr_lexsort and
+-- cuarr_searchsorted: CUB's radix sorts on the device, a radix sort in C on the host).
+--
+-- NumPy's semantics, said the Lua way: axes are 1-based and negative from the end, the default
+-- the last; `false` stands for NumPy's axis=None (the flattened array), as nil cannot.  Every
+-- sort is stable (whatever `kind` says), NaNs sort last.  Indices are 1-based: argsort gives
+-- NumPy's indices + 1, partition's kth is 1-based, searchsorted gives NumPy's insertion index + 1
+-- (the position the value would take: 1 before everything, n + 1 after everything).
+-- partition and argpartition sort fully, which satisfies the partition's contract.
+local type, getmetatable, select, pairs = type, getmetatable, select, pairs
+local fmt = string.format
+local support = require "cuarr.support"
+
+-- (M, cpu, core): the device namespace, the host one, the C module.
+return function(M, cpu, core)
+  local raise = core.raise
+  local ndarray = core.metatables.ndarray
+  local check_options = core.check_options
+  local sort_rows, lexsort_rows = core.sort_rows, core.lexsort_rows
+  local searchsorted_rows = core.searchsorted_rows
+  -- The core's entry points are the front end's, not the user's.
+  M.sort_rows, M.lexsort_rows, M.searchsorted_rows = nil, nil, nil
+
+  local function is_array(x) return getmetatable(x) == ndarray end
+
+  local function check_count(name, most, ...)
+    local n = select("#", ...)
+    if n > most then
+      raise("TypeError", fmt("%s takes at most %d arguments, got %d", name, most, n))
+    end
+  end
+
+  local function array_arg(name, a, what)
+    if not is_array(a) then
+      raise("TypeError", fmt("%s: %s must be an array, got %s", name, what, type(a)))
+    end
+    return a
+  end
+
+  local function is_options(v) return type(v) == "table" and not is_array(v) end
+
+  -- An axis (an integer, 1-based, negative from the end; false: the flattened array) as the
+  -- core takes it: 0-based, -1 for the flattened array.
+  local function core_axis(name, v, ndim)
+    if v == false then return -1 end
+    local ax = support.integer(name, "the axis", v)
+    if ax == 0 or ax > ndim or ax < -ndim then
+      raise("IndexError", fmt("%s: axis %d is out of bounds for array of dimension %d "
+        .. "(axes are 1-based)", name, ax, ndim))
+    end
+    return ax < 0 and ax + ndim or ax - 1
+  end
+
+  local SORT_KINDS = { quicksort = true, mergesort = true, heapsort = true, stable = true }
+
+  -- An option that must be a string among `allowed` (nil: absent).
+  local function choice(name, what, v, allowed, list)
+    if v == nil then return nil end
+    if type(v) ~= "string" then
+      raise("TypeError", fmt("%s: %s must be a string, got %s", name, what, type(v)))
+    end
+    if not allowed[v] then
+      raise("ValueError", fmt("%s: %s must be one of %s, got '%s'", name, what, list, v))
+    end
+    return v
+  end
+
+  -- The core axis of a sort's second argument: nil (the last axis), an integer, false, or an
+  -- options table {axis=, kind=, stable=}.
+  local function sort_axis(name, a, arg)
+    local axis = -1
+    if is_options(arg) then
+      check_options(arg, name, { "axis", "kind", "stable" })
+      choice(name, "kind", arg.kind, SORT_KINDS, "'quicksort', 'mergesort', 'heapsort', 'stable'")
+      local stable = arg.stable
+      if stable ~= nil and type(stable) ~= "boolean" then
+        raise("TypeError", fmt("%s: stable must be a boolean, got %s", name, type(stable)))
+      end
+      if arg.axis ~= nil then axis = arg.axis end
+    elseif arg ~= nil then
+      if type(arg) ~= "number" and arg ~= false then
+        raise("TypeError", fmt("%s: argument #2 must be an axis (an integer, or false for the "
+          .. "flattened array) or an options table, got %s", name, type(arg)))
+      end
+      axis = arg
+    end
+    return core_axis(name, axis, a.ndim)
+  end
+
+  local S = {}
+
+  function S.sort(a, axis, ...)
+    check_count("sort", 2, a, axis, ...)
+    array_arg("sort", a, "argument #1")
+    return sort_rows(a, sort_axis("sort", a, axis), "sort")
+  end
+
+  function S.argsort(a, axis, ...)
+    check_count("argsort", 2, a, axis, ...)
+    array_arg("argsort", a, "argument #1")
+    return sort_rows(a, sort_axis("argsort", a, axis), "argsort")
+  end
+
+  -- ---------------------------------------------------------------- partition
+
+  -- Check kth (an integer or a sequence of them, 1-based, negative from the end) against an
+  -- axis of n elements, as NumPy does.
+  local function check_kth(name, kth, n)
+    local list = kth
+    if type(kth) == "number" then
+      list = { kth }
+    elseif type(kth) ~= "table" or is_array(kth) then
+      raise("TypeError", fmt("%s: kth must be an integer or a sequence of integers, got %s",
+        name, is_array(kth) and "an array" or type(kth)))
+    end
+    local count = #list
+    if count == 0 then
+      raise("ValueError", fmt("%s: kth must hold at least one position", name))
+    end
+    for i = 1, count do
+      local k = support.integer(name, "kth", list[i])
+      if k == 0 or k > n or k < -n then
+        raise("ValueError", fmt("%s: kth(=%d) out of bounds (%d) (kth is 1-based)", name, k, n))
+      end
+    end
+  end
+
+  -- partition's axis argument: nil (the last), an integer, false, or {axis=, kind=}.
+  local function partition_axis(name, a, arg)
+    local axis = -1
+    if is_options(arg) then
+      check_options(arg, name, { "axis", "kind" })
+      choice(name, "kind", arg.kind, { introselect = true }, "'introselect'")
+      if arg.axis ~= nil then axis = arg.axis end
+    elseif arg ~= nil then
+      if type(arg) ~= "number" and arg ~= false then
+        raise("TypeError", fmt("%s: argument #3 must be an axis (an integer, or false for the "
+          .. "flattened array) or an options table, got %s", name, type(arg)))
+      end
+      axis = arg
+    end
+    local ax = core_axis(name, axis, a.ndim)
+    return ax, ax == -1 and a.size or a.shape[ax + 1]
+  end
+
+  local function partitioner(name, mode)
+    return function(a, kth, axis, ...)
+      check_count(name, 3, a, kth, axis, ...)
+      array_arg(name, a, "argument #1")
+      local ax, n = partition_axis(name, a, axis)
+      check_kth(name, kth, n)
+      return sort_rows(a, ax, mode)
+    end
+  end
+  S.partition = partitioner("partition", "sort")
+  S.argpartition = partitioner("argpartition", "argsort")
+
+  -- ---------------------------------------------------------------- lexsort
+
+  -- keys: a sequence of arrays of one shape, or an array whose rows (along its first axis) are
+  -- the keys; the last key is the primary one.
+  function S.lexsort(keys, axis, ...)
+    check_count("lexsort", 2, keys, axis, ...)
+    if is_array(keys) then
+      if keys.ndim == 0 then
+        raise("ValueError", "lexsort: the keys must have at least one dimension")
+      end
+      if keys.ndim == 1 then
+        keys = { keys }
+      else
+        local rows = {}
+        for i = 1, keys.shape[1] do rows[i] = keys[i] end
+        keys = rows
+      end
+    elseif type(keys) ~= "table" then
+      raise("TypeError", fmt("lexsort: argument #1 must be a table of arrays or an array, got %s",
+        type(keys)))
+    end
+    local n = #keys
+    if n < 1 then raise("ValueError", "need sequence of keys with len > 0 in lexsort") end
+    local first = array_arg("lexsort", keys[1], "key 1")
+    local ax = -1
+    if is_options(axis) then
+      check_options(axis, "lexsort", { "axis" })
+      if axis.axis ~= nil then ax = axis.axis end
+    elseif axis ~= nil then
+      if type(axis) ~= "number" and axis ~= false then
+        raise("TypeError", fmt("lexsort: argument #2 must be an axis or an options table, got %s",
+          type(axis)))
+      end
+      ax = axis
+    end
+    return lexsort_rows(keys, core_axis("lexsort", ax, first.ndim))
+  end
+
+  -- ---------------------------------------------------------------- searchsorted
+
+  local SIDES = { left = true, right = true }
+
+  function S.searchsorted(a, v, opts, ...)
+    check_count("searchsorted", 3, a, v, opts, ...)
+    array_arg("searchsorted", a, "argument #1")
+    local side, sorter = "left", nil
+    if type(opts) == "string" then
+      side = choice("searchsorted", "side", opts, SIDES, "'left', 'right'")
+    elseif is_options(opts) then
+      check_options(opts, "searchsorted", { "side", "sorter" })
+      side = choice("searchsorted", "side", opts.side, SIDES, "'left', 'right'") or "left"
+      sorter = opts.sorter
+      if sorter ~= nil then array_arg("searchsorted", sorter, "sorter") end
+    elseif opts ~= nil then
+      raise("TypeError", fmt("searchsorted: argument #3 must be a side ('left' or 'right') or "
+        .. "an options table, got %s", type(opts)))
+    end
+    if not is_array(v) then
+      local t = type(v)
+      if t ~= "number" and t ~= "boolean" and t ~= "table" then
+        raise("TypeError", fmt("searchsorted: argument #2 must be an array, a number or a table "
+          .. "of numbers, got %s", t))
+      end
+      local xp = a.device == "cpu" and cpu or M
+      v = xp.array(v)
+    end
+    if sorter ~= nil and a.ndim == 1 and sorter.ndim == 1 and sorter.size == a.size
+        and sorter.size > 0 and sorter.dtype ~= "bool" and not sorter.dtype:find("float") then
+      -- The device kernel does not read a sorter back; its range is checked here, for both.
+      local lo, hi = sorter:min():item(), sorter:max():item()
+      if lo < 1 or hi > a.size then
+        raise("ValueError", fmt("searchsorted: sorter entries must lie in 1..%d (1-based), got "
+          .. "%d..%d", a.size, lo, hi))
+      end
+    end
+    return searchsorted_rows(a, v, side == "right", sorter)
+  end
+
+  -- ---------------------------------------------------------------- methods and wiring
+
+  local methods = ndarray.methods
+
+  -- a:sort([axis]) and a:partition(kth[, axis]) sort a in place, as NumPy's methods do.
+  local function sort_in_place(name, a, ax)
+    if ax == -1 then
+      raise("ValueError", fmt("%s in place needs an axis: use cuarr.%s(a, false) for the "
+        .. "flattened array", name, name))
+    end
+    sort_rows(a, ax, "inplace")
+  end
+  function methods.sort(a, axis, ...)
+    check_count("sort", 2, a, axis, ...)
+    array_arg("sort", a, "self")
+    sort_in_place("sort", a, sort_axis("sort", a, axis))
+  end
+  function methods.partition(a, kth, axis, ...)
+    check_count("partition", 3, a, kth, axis, ...)
+    array_arg("partition", a, "self")
+    local ax, n = partition_axis("partition", a, axis)
+    check_kth("partition", kth, n)
+    sort_in_place("partition", a, ax)
+  end
+  methods.argsort = S.argsort
+  methods.argpartition = S.argpartition
+  methods.searchsorted = S.searchsorted
+
+  for name, fn in pairs(S) do
+    M[name] = fn
+    cpu[name] = fn
+  end
+end
