@@ -48,10 +48,18 @@ static int l_mask_positions(lua_State *L) {
   return 1;
 }
 
-/* core.mask_select(a, mask, fn): a[mask], a copy. */
+/* The name the front end's caller goes by (argument idx: a string, or nil for def). */
+static const char *caller_name(lua_State *L, int idx, const char *def) {
+  cuarr_lua_check_max_args(L, idx, def);
+  if (lua_isnoneornil(L, idx))
+    return def;
+  return cuarr_lua_check_string(L, idx, "the caller's name");
+}
+
+/* core.mask_select(a, mask[, fn]): a[mask], a copy. */
 static int l_mask_select(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
-  const char *fn = luaL_optstring(L, 3, "mask selection");
+  const char *fn = caller_name(L, 3, "mask selection");
   const cuarr_array *a = cuarr_lua_array_arg(L, S, 1, fn);
   const cuarr_array *mask = cuarr_lua_array_arg(L, S, 2, fn);
   cuarr_array *out = cuarr_lua_push_array(L, 0);
@@ -62,10 +70,10 @@ static int l_mask_select(lua_State *L) {
   return 1;
 }
 
-/* core.mask_assign(a, mask, values, fn): a[mask] = values (an array). */
+/* core.mask_assign(a, mask, values[, fn]): a[mask] = values (an array). */
 static int l_mask_assign(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
-  const char *fn = luaL_optstring(L, 4, "mask assignment");
+  const char *fn = caller_name(L, 4, "mask assignment");
   cuarr_array *a = cuarr_lua_array_arg(L, S, 1, fn);
   const cuarr_array *mask = cuarr_lua_array_arg(L, S, 2, fn);
   const cuarr_array *values = cuarr_lua_array_arg(L, S, 3, fn);
