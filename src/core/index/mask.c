@@ -298,8 +298,7 @@ static cuarr_status assign_into(cuarr_context *ctx, const cuarr_mask_view *m, cu
       cuarr_mask_host_assign(m, cuarr_array_data(a), rows, (size_t)size, cuarr_array_data(vv), vs0,
                              vs1);
     else
-      s = cuarr_mask_device_assign(ctx, m, d, a, rows, cuarr_array_data(vv), vs0 / size,
-                                   vs1 / size);
+      s = cuarr_mask_device_assign(ctx, m, d, a, rows, vv, vs0 / size, vs1 / size);
   }
   cuarr_array_release(&vb);
   if (wide.buf)

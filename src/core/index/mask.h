@@ -97,9 +97,10 @@ cuarr_status cuarr_mask_device_positions(cuarr_context *ctx, const cuarr_mask_vi
 cuarr_status cuarr_mask_device_select(cuarr_context *ctx, const cuarr_mask_view *m,
                                       cuarr_mask_device *d, const cuarr_array *a, int64_t rows,
                                       const cuarr_array *out);
-/* a C-contiguous; values of a's dtype, element strides vs0, vs1 (whole elements) from data. */
+/* a C-contiguous; values of a's dtype, read from their first element with element strides vs0
+ * (per selected element) and vs1 (along a row). */
 cuarr_status cuarr_mask_device_assign(cuarr_context *ctx, const cuarr_mask_view *m,
                                       cuarr_mask_device *d, const cuarr_array *a, int64_t rows,
-                                      const void *values, int64_t vs0, int64_t vs1);
+                                      const cuarr_array *values, int64_t vs0, int64_t vs1);
 
 #endif

@@ -164,27 +164,27 @@ cuarr_status cuarr_mask_device_select(cuarr_context *ctx, const cuarr_mask_view 
 
 cuarr_status cuarr_mask_device_assign(cuarr_context *ctx, const cuarr_mask_view *m,
                                       cuarr_mask_device *d, const cuarr_array *a, int64_t rows,
-                                      const void *values, int64_t vs0, int64_t vs1) {
+                                      const cuarr_array *values, int64_t vs0, int64_t vs1) {
   if (d->count == 0 || rows == 0)
     return CUARR_OK;
   const int e = (int)cuarr_dtype_size(a->dtype);
   cuarr_mask_params p;
   if (rows == 1) {
     params_begin(&p, m, d);
-    p.src = (uint64_t)(uintptr_t)values;
+    p.src = (uint64_t)(uintptr_t)cuarr_array_data(values);
     p.dst = (uint64_t)(uintptr_t)cuarr_array_data(a);
     p.vs0 = vs0;
     return launch(d, (cuarr_mask_variant){CUARR_MASK_ASSIGN, m->width, e, 0}, d->tiles, &p);
   }
   cuarr_array index;
   CUARR_TRY(flat_positions(ctx, m, d, &index));
-  cuarr_status live = cuarr_still_live(a);
+  cuarr_status live = cuarr_both_still_live(values, a);
   if (live != CUARR_OK) {
     cuarr_array_release(&index);
     return live;
   }
   params_begin(&p, m, d);
-  p.src = (uint64_t)(uintptr_t)values;
+  p.src = (uint64_t)(uintptr_t)cuarr_array_data(values);
   p.dst = (uint64_t)(uintptr_t)cuarr_array_data(a);
   p.index = (uint64_t)(uintptr_t)cuarr_array_data(&index);
   p.rows = rows;
