@@ -400,6 +400,20 @@ describe("device results against the host's", function()
 
   for _, dtype in ipairs { "float32", "float64" } do
     local tol = TOL[dtype] * 100
+    -- Stacks of matrices up to 32 x 32 take cuSOLVER's batched Jacobi solver in one call.
+    H.gpu_it("eigh of stacks of small matrices agrees with LAPACK (" .. dtype .. ")", function()
+      local cpu = cuarr.cpu
+      for i, shape in ipairs { { 2000, 8, 8 }, { 3, 32, 32 }, { 5, 1, 1 }, { 4, 2, 3, 3 } } do
+        local h = random(cpu, shape, dtype, 300 + i)
+        local d = cuarr.asarray(h)
+        for _, uplo in ipairs { "L", "U" } do
+          check_eigh(cuarr, d, dtype, uplo)
+          local wh = cpu.linalg.eigvalsh(h, uplo)
+          assert.is_true(err(cpu, cuarr.asnumpy(cuarr.linalg.eigvalsh(d, uplo)), wh) < tol)
+        end
+      end
+    end)
+
     H.gpu_it("qr, eigh, svd, lstsq, pinv, matrix_rank, matrix_power (" .. dtype .. ")", function()
       local cpu = cuarr.cpu
       for i, shape in ipairs { { 5, 3 }, { 3, 5 }, { 2, 4, 4 }, { 3, 40, 36 } } do

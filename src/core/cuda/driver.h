@@ -160,6 +160,15 @@ typedef struct cuarr_nvrtc_api {
   X(cusolverDnDsyevd_bufferSize)                                                                   \
   X(cusolverDnSsyevd)                                                                              \
   X(cusolverDnDsyevd)                                                                              \
+  X(cusolverDnCreateSyevjInfo)                                                                     \
+  X(cusolverDnDestroySyevjInfo)                                                                    \
+  X(cusolverDnXsyevjSetTolerance)                                                                  \
+  X(cusolverDnXsyevjSetMaxSweeps)                                                                  \
+  X(cusolverDnXsyevjSetSortEig)                                                                    \
+  X(cusolverDnSsyevjBatched_bufferSize)                                                            \
+  X(cusolverDnDsyevjBatched_bufferSize)                                                            \
+  X(cusolverDnSsyevjBatched)                                                                       \
+  X(cusolverDnDsyevjBatched)                                                                       \
   X(cusolverDnSgesvd_bufferSize)                                                                   \
   X(cusolverDnDgesvd_bufferSize)                                                                   \
   X(cusolverDnSgesvd)                                                                              \

@@ -1,7 +1,10 @@
 /*
  * decompose_device.c -- the decompositions of device matrices through cuSOLVER: geqrf, orgqr,
- * syevd and gesvd, one call per matrix (cuSOLVER's batched Jacobi solvers are limited to 32 x 32
- * and converge to a tolerance rather than to LAPACK's accuracy).  Each call sizes its workspace
+ * syevd and gesvd, one call per matrix, except stacks of symmetric matrices of up to 32 x 32,
+ * whose eigenproblems go to the batched Jacobi solver in one call (syevjBatched, run to its
+ * default tolerance, the working precision): one syevd call per matrix costs some tens of
+ * microseconds of host time each, which a stack of thousands of small matrices multiplies.  Each
+ * call sizes its workspace
  * with the routine's _bufferSize, then takes it from the stream's pool outside the handle's
  * lock: the pool's reclaim may run a garbage collection, whose finalizers may queue work that
  * needs the lock.  Everything is queued on the batch's stream; nothing here synchronises.
@@ -142,8 +145,90 @@ cuarr_status cuarr_decompose_device_zero_lower(const cuarr_decompose_batch *b, c
   return cuarr_linalg_zero_triangle(b->device, b->stream, b->dtype, a, n, b->count, true);
 }
 
+/* ---- the batched Jacobi eigensolver */
+
+/* Whether syevjBatched takes the batch: square matrices of 1 to 32 rows, packed one after
+ * another (the routine knows no stride but n * n), more than one of them. */
+static bool jacobi_batch(const cuarr_decompose_batch *b) {
+  return b->n >= 1 && b->n <= 32 && b->m == b->n && b->count > 1 &&
+         b->stride == (int64_t)b->n * b->n;
+}
+
+static cuarr_status syevj_size(const cuarr_decompose_batch *b, cusolverEigMode_t jobz,
+                               cublasFillMode_t uplo, const char *w, syevjInfo_t params, int batch,
+                               int *lwork) {
+  cuarr_cublas_handle *h;
+  cusolverDnHandle_t s;
+  CUARR_TRY(solver(b, &h, &s));
+  const int n = b->n;
+  cuarr_status st = cuarr_cusolver_check(
+      f64(b)
+          ? cuarr_cusolver.cusolverDnDsyevjBatched_bufferSize(
+                s, jobz, uplo, n, (const double *)b->a, n, (const double *)w, lwork, params, batch)
+          : cuarr_cusolver.cusolverDnSsyevjBatched_bufferSize(
+                s, jobz, uplo, n, (const float *)b->a, n, (const float *)w, lwork, params, batch),
+      "cusolverDnXsyevjBatched_bufferSize");
+  cuarr_cublas_handle_unlock(h);
+  if (*lwork < 1)
+    *lwork = 1;
+  return st;
+}
+
+/* One syevjBatched call for `batch` matrices from the batch's first + `first`. */
+static cuarr_status syevj_chunk(const cuarr_decompose_batch *b, cusolverEigMode_t jobz,
+                                cublasFillMode_t uplo, char *w, syevjInfo_t params, int64_t first,
+                                int batch) {
+  const int n = b->n;
+  char *a = b->a + first * b->stride * item(b), *wi = w + first * n * item(b);
+  int lwork;
+  CUARR_TRY(syevj_size(b, jobz, uplo, wi, params, batch, &lwork));
+  cuarr_buffer *work;
+  CUARR_TRY(cuarr_buffer_new_device(b->device, (size_t)lwork * (size_t)item(b), b->stream,
+                                    cuarr_ctx_reclaim(b->ctx), &work));
+  cuarr_cublas_handle *h;
+  cusolverDnHandle_t s;
+  cuarr_status st = solver(b, &h, &s);
+  if (st == CUARR_OK) {
+    st = cuarr_cusolver_check(f64(b) ? cuarr_cusolver.cusolverDnDsyevjBatched(
+                                           s, jobz, uplo, n, (double *)a, n, (double *)wi,
+                                           work->ptr, lwork, b->info + first, params, batch)
+                                     : cuarr_cusolver.cusolverDnSsyevjBatched(
+                                           s, jobz, uplo, n, (float *)a, n, (float *)wi, work->ptr,
+                                           lwork, b->info + first, params, batch),
+                              "cusolverDnXsyevjBatched");
+    cuarr_cublas_handle_unlock(h);
+  }
+  cuarr_buffer_release(work); /* stream-ordered */
+  return st;
+}
+
+/* The whole batch through syevjBatched, in chunks whose count fits its int. */
+static cuarr_status syevj_batched(const cuarr_decompose_batch *b, bool vectors, bool upper,
+                                  char *w) {
+  syevjInfo_t params = NULL;
+  CUARR_TRY(cuarr_cusolver_check(cuarr_cusolver.cusolverDnCreateSyevjInfo(&params),
+                                 "cusolverDnCreateSyevjInfo"));
+  /* eigenvalues ascending, as syevd and LAPACK give them */
+  cuarr_status st = cuarr_cusolver_check(cuarr_cusolver.cusolverDnXsyevjSetSortEig(params, 1),
+                                         "cusolverDnXsyevjSetSortEig");
+  const cusolverEigMode_t jobz = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+  const cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+  const int64_t chunk = 1 << 20;
+  for (int64_t first = 0; first < b->count && st == CUARR_OK; first += chunk) {
+    const int64_t left = b->count - first;
+    st = syevj_chunk(b, jobz, uplo, w, params, first, (int)(left < chunk ? left : chunk));
+  }
+  /* The parameters are read when a call is made, not by the queued work. */
+  cuarr_cusolver.cusolverDnDestroySyevjInfo(params);
+  return st;
+}
+
+/* ---- one call per matrix */
+
 cuarr_status cuarr_decompose_device_syevd(const cuarr_decompose_batch *b, bool vectors, bool upper,
                                           char *w) {
+  if (jacobi_batch(b))
+    return syevj_batched(b, vectors, upper, w);
   const work_query q = {.kind = SYEVD_WORK, .vectors = vectors, .upper = upper, .w = w};
   int lwork;
   cuarr_buffer *work;
