@@ -1,4 +1,4 @@
--- sort, argsort, partition, argpartition, lexsort, searchsorted and the methods (src/lua/sort.c,
+-- sort, argsort, partition, argpartition, lexsort, searchsorted, unique and the methods (src/lua/sort.c,
 -- lua/cuarr/sort.lua, src/core/sort/) against references computed in Lua: every dtype, 1-D to
 -- 3-D along every axis (negative ones too) and flattened (axis false), non-contiguous views,
 -- 0-d and empty arrays, sizes off the block size, NaNs of both signs and -0.0, stability on
@@ -405,6 +405,50 @@ for _, b in ipairs(H.backends) do
       -- an empty sorted array puts everything at 1
       check_list(values(xp.searchsorted(to(b, cpu.zeros({ 0 }, "float32")),
         to(b, cpu.array({ 1, 2 }, "float32")))), { 1, 1 }, "empty")
+    end)
+
+    b.it("unique of every dtype (flattened) with its index, inverse and counts", function()
+      for k, dt in ipairs(H.dtypes) do
+        for _, shape in ipairs { { 40 }, { 3, 7 }, { 1 }, { 0 } } do
+          local h = make(shape, dt, 60 + k, true)
+          local vals = values(h)
+          local order = ref_argsort(vals, dt)
+          -- the reference: groups of equal values (NaNs equal) in sorted order
+          local u, first, counts, id = {}, {}, {}, {}
+          for p, j in ipairs(order) do
+            local v = vals[j]
+            local prev = p > 1 and vals[order[p - 1]] or nil
+            local same = p > 1 and (v == prev or (v ~= v and prev ~= prev))
+            if not same then
+              u[#u + 1] = v
+              first[#first + 1] = j
+              counts[#counts + 1] = 0
+            end
+            counts[#counts] = counts[#counts] + 1
+            id[j] = #u
+          end
+          local x = to(b, h)
+          local gu, gi, gv, gc = xp.unique(x, { return_index = true, return_inverse = true,
+                                                return_counts = true })
+          local what = dt .. " (" .. table.concat(shape, ",") .. ")"
+          assert.are.equal(dt, gu.dtype, what)
+          check_list(values(gu), u, what .. " values")
+          check_list(values(gi), first, what .. " index")
+          check_list(values(gv), id, what .. " inverse")
+          assert.are.same(shape, T(gv).shape, what .. " inverse shape")
+          check_list(values(gc), counts, what .. " counts")
+          check_list(values(xp.unique(x)), u, what .. " values alone")
+        end
+      end
+      -- NaNs kept apart with equal_nan = false; a 0-d array; a non-contiguous view
+      local f = to(b, cpu.array({ 0 / 0, 1, 0 / 0, 1 }, "float32"))
+      assert.are.equal(2, xp.unique(f).size)
+      assert.are.equal(3, xp.unique(f, { equal_nan = false }).size)
+      check_list(values(xp.unique(to(b, cpu.array(7, "int16")))), { 7 }, "0-d")
+      local v = to(b, cpu.array({ { 3, 1 }, { 1, 2 }, { 3, 3 } }, "uint8")).T
+      local gu, gc = xp.unique(v, { return_counts = true })
+      check_list(values(gu), { 1, 2, 3 }, "view")
+      check_list(values(gc), { 2, 1, 3 }, "view counts")
     end)
   end)
 end

@@ -200,6 +200,13 @@ return function(M, cpu, core)
 
   local SIDES = { left = true, right = true }
 
+  -- Whether two arrays are in one place (the core refuses them otherwise, with its message).
+  local function same_place(x, y)
+    local dx, dy = x.device, y.device
+    if dx == "cpu" or dy == "cpu" then return dx == dy end
+    return dx.id == dy.id
+  end
+
   function S.searchsorted(a, v, opts, ...)
     check_count("searchsorted", 3, a, v, opts, ...)
     array_arg("searchsorted", a, "argument #1")
@@ -224,7 +231,8 @@ return function(M, cpu, core)
       local xp = a.device == "cpu" and cpu or M
       v = xp.array(v)
     end
-    if sorter ~= nil and a.ndim == 1 and sorter.ndim == 1 and sorter.size == a.size
+    if sorter ~= nil and same_place(a, sorter) and a.ndim == 1 and sorter.ndim == 1
+        and sorter.size == a.size
         and sorter.size > 0 and sorter.dtype ~= "bool" and not sorter.dtype:find("float") then
       -- The device kernel does not read a sorter back; its range is checked here, for both.
       local lo, hi = sorter:min():item(), sorter:max():item()
@@ -234,6 +242,74 @@ return function(M, cpu, core)
       end
     end
     return searchsorted_rows(a, v, side == "right", sorter)
+  end
+
+  -- ---------------------------------------------------------------- unique
+
+  local UNIQUE_OPTIONS = { "return_index", "return_inverse", "return_counts", "equal_nan", "axis" }
+
+  -- NumPy's unique of the flattened array: the sorted distinct values, then (as asked) the
+  -- 1-based position of each one's first occurrence, each element's 1-based position in the
+  -- result (in a's shape), each value's count.  Built on the sorts: s = sort(a) flattened, a flag
+  -- where s changes (NaNs equal unless equal_nan = false), the values and first positions
+  -- extracted by it (one synchronisation: the count sizes the result), the inverse a search of
+  -- a in the result, the counts the distance between the right and left searches of the result
+  -- in s.
+  function S.unique(a, opts, ...)
+    check_count("unique", 2, a, opts, ...)
+    array_arg("unique", a, "argument #1")
+    local want_index, want_inverse, want_counts, equal_nan = false, false, false, true
+    if opts ~= nil then
+      if not is_options(opts) then
+        raise("TypeError", fmt("unique: argument #2 must be an options table, got %s", type(opts)))
+      end
+      check_options(opts, "unique", UNIQUE_OPTIONS)
+      local function flag(name, v)
+        if v == nil then return nil end
+        if type(v) ~= "boolean" then
+          raise("TypeError", fmt("unique: %s must be a boolean, got %s", name, type(v)))
+        end
+        return v
+      end
+      want_index = flag("return_index", opts.return_index) or false
+      want_inverse = flag("return_inverse", opts.return_inverse) or false
+      want_counts = flag("return_counts", opts.return_counts) or false
+      local e = flag("equal_nan", opts.equal_nan)
+      if e ~= nil then equal_nan = e end
+      if opts.axis ~= nil and opts.axis ~= false then
+        raise("ValueError", "unique: only the flattened array (axis = false or absent) is "
+          .. "supported, not unique along an axis")
+      end
+    end
+    local xp = a.device == "cpu" and cpu or M
+    local s = sort_rows(a, -1, "sort")
+    local n = s.size
+    local mask
+    if n <= 1 then
+      mask = xp.ones({ n }, "bool")
+    else
+      local later, earlier = s[{ { 2, n } }], s[{ { 1, n - 1 } }]
+      local changes = xp.not_equal(later, earlier)
+      if equal_nan and (a.dtype == "float16" or a.dtype == "float32" or a.dtype == "float64") then
+        changes = xp.logical_and(changes,
+          xp.logical_not(xp.logical_and(xp.isnan(later), xp.isnan(earlier))))
+      end
+      mask = xp.concatenate({ xp.ones({ 1 }, "bool"), changes })
+    end
+    local u = xp.extract(mask, s)
+    local results = { u }
+    if want_index then
+      results[#results + 1] = xp.extract(mask, sort_rows(a, -1, "argsort"))
+    end
+    if want_inverse then
+      local inv = searchsorted_rows(u, a:reshape({ a.size }), false, nil)
+      results[#results + 1] = inv:reshape(a.shape)
+    end
+    if want_counts then
+      results[#results + 1] = searchsorted_rows(s, u, true, nil) - searchsorted_rows(s, u, false,
+        nil)
+    end
+    return table.unpack(results)
   end
 
   -- ---------------------------------------------------------------- methods and wiring
