@@ -223,7 +223,7 @@ cuarr_status cuarr_mask_select(cuarr_context *ctx, const cuarr_array *a, const c
       if (s == CUARR_OK && work) {
         if (d.device == CUARR_HOST)
           cuarr_mask_host_select(&m, cuarr_array_data(&src), rows, cuarr_dtype_size(a->dtype),
-                                 cuarr_array_data(into));
+                                 d.count, cuarr_array_data(into));
         else
           s = cuarr_mask_device_select(ctx, &m, &d, &src, rows, into);
       }

@@ -71,9 +71,9 @@ int64_t cuarr_mask_host_count(const cuarr_mask_view *m);
 /* out: int64 [ndim, count] (ndim >= 1: the mask's axes, shape its extents). */
 void cuarr_mask_host_positions(const cuarr_mask_view *m, int ndim, const int64_t *shape,
                                int64_t base, int64_t count, int64_t *out);
-/* out[j, r] = a[i_j, r] for rows of `rows` elements of `size` bytes. */
+/* out[j, r] = a[i_j, r] for rows of `rows` elements of `size` bytes (count of them selected). */
 void cuarr_mask_host_select(const cuarr_mask_view *m, const char *a, int64_t rows, size_t size,
-                            char *out);
+                            int64_t count, char *out);
 /* a[i_j, r] = values[j * vs0 + r * vs1] (strides in bytes). */
 void cuarr_mask_host_assign(const cuarr_mask_view *m, char *a, int64_t rows, size_t size,
                             const char *values, int64_t vs0, int64_t vs1);
