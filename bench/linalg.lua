@@ -1,6 +1,7 @@
 -- bench/linalg.lua -- cuarr.linalg's LU-based calls on float64, as milliseconds of device time
 -- per call: det, solve (a right-hand side of shape (4096, 1)) and inv of one 4096 x 4096 matrix,
--- and det of a stack of 10 000 8 x 8 matrices.  The issue's targets are CuPy's times on the same
+-- and det of a stack of 10 000 8 x 8 matrices; and eigvalsh of that stack (no target: the batched
+-- Jacobi solver against the peers').  The issue's targets are CuPy's times on the same
 -- GPU: the three 4096 calls within 5% of CuPy's (at most 1.05x its time), the stack's det at
 -- least twice as fast (at most 0.5x).  run.lua's targets are shares of a ceilings figure, not
 -- of a peer's, so the labels carry these and compare_peers.py's table decides them: its
@@ -188,6 +189,21 @@ function M.cases(xp, time, sizes)
     end, REPS_STACK, BATCHES)
   end
 
+  -- The stack's eigenvalues through the batched Jacobi solver, checked by their sum against the
+  -- traces.
+  local function eigvalsh_stack_ms()
+    local a <close> = well_conditioned(xp, xp.random.default_rng(23), {batch, small, small}, small)
+    do
+      local w <close> = linalg.eigvalsh(a)
+      local got, want = xp.sum(w):item(), xp.sum(a:diagonal(0, -2, -1)):item()
+      check(math.abs(got - want) <= TOL * math.abs(want),
+            "eigvalsh of the stack: eigenvalues sum to %.17g, the traces to %.17g", got, want)
+    end
+    return 1e3 * time(function()
+      local _ <close> = linalg.eigvalsh(a)
+    end, REPS_STACK, BATCHES)
+  end
+
   local function case(name, label, measure)
     return {name = name, label = label, unit = "ms", share = "times", measure = measure}
   end
@@ -196,6 +212,7 @@ function M.cases(xp, time, sizes)
     case("linalg_solve_f64_4096_ms", "solve 4096 (<=1.05xCuPy)", solve_ms),
     case("linalg_inv_f64_4096_ms", "inv 4096 (<=1.05xCuPy)", inv_ms),
     case("linalg_det_f64_10000x8_ms", "det 10000x8x8 (<=0.5xCuPy)", det_stack_ms),
+    case("linalg_eigvalsh_f64_10000x8_ms", "eigvalsh 10000x8x8", eigvalsh_stack_ms),
   }
 end
 

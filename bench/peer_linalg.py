@@ -1,6 +1,6 @@
 """bench/peer_linalg.py -- bench/linalg.lua's cases through CuPy and PyTorch, under the same
-names: det, solve (b of shape (4096, 1)) and inv of one 4096 x 4096 float64 matrix and det of a
-stack of 10 000 8 x 8, as milliseconds of device time per call (compare_peers.py's
+names: det, solve (b of shape (4096, 1)) and inv of one 4096 x 4096 float64 matrix and det and
+eigvalsh of a stack of 10 000 8 x 8, as milliseconds of device time per call (compare_peers.py's
 device_seconds: events around batches of back-to-back calls, the median of 7 batches after 3
 warm-up calls, as linalg.lua times cuarr's through bench/timing.lua).  compare_peers.py hands
 in its ops and clock.
@@ -102,11 +102,20 @@ def linalg_cases(p, ops, device_seconds):
         check_det_stack(p, a, la.det(a))
         return 1e3 * device_seconds(ops, lambda r: la.det(a), REPS_STACK)
 
+    def eigvalsh_stack_ms():
+        a = well_conditioned(p, p.rng(23), (BATCH, SMALL, SMALL), SMALL)
+        got = float(la.eigvalsh(a).sum())
+        want = float(a.diagonal(0, -2, -1).sum())
+        if not abs(got - want) <= TOL * abs(want):
+            raise AssertionError(f"eigvalsh of the stack: sum {got:.17g}, traces {want:.17g}")
+        return 1e3 * device_seconds(ops, lambda r: la.eigvalsh(a), REPS_STACK)
+
     return {
         "linalg_det_f64_4096_ms": det_ms,
         "linalg_solve_f64_4096_ms": solve_ms,
         "linalg_inv_f64_4096_ms": inv_ms,
         "linalg_det_f64_10000x8_ms": det_stack_ms,
+        "linalg_eigvalsh_f64_10000x8_ms": eigvalsh_stack_ms,
     }
 
 
