@@ -539,4 +539,33 @@ end
 
 describe("masks", function()
   for _, b in ipairs(H.backends) do cases(b) end
+
+  -- Past 2^31 elements, the counts, prefixes and indices are 64-bit (2 GB masks, 16 GB of
+  -- positions: device only).
+  H.gpu_it("nonzero, selection and assignment past 2^31 elements", function()
+    local big = 1 << 31
+    local n = big + 5000
+    do
+      local m, a = cuarr.zeros({ n }, "bool"), cuarr.zeros({ n }, "int8")
+      local set = { 1, 4097, big - 1, big, big + 1, big + 4097, n }
+      for k, i in ipairs(set) do
+        m[{ i }] = true
+        a[{ i }] = k
+      end
+      assert.are.same(set, cuarr.nonzero(m):totable())
+      assert.are.same({ 1, 2, 3, 4, 5, 6, 7 }, mask_select(a, m):totable())
+      mask_assign(a, m, cuarr.arange(10, 17):astype("int8"))
+      for k, i in ipairs(set) do assert.are.equal(9 + k, a[{ i }]) end
+      assert.are.equal(7, cuarr.count_nonzero(a):item())
+    end
+    collectgarbage()
+    do -- every element selected: a count past 2^31
+      local idx = cuarr.nonzero(cuarr.ones({ n }, "bool"))
+      assert.are.equal(n, idx.size)
+      assert.are.equal(1, idx[{ 1 }])
+      assert.are.equal(n, idx[{ n }])
+      assert.are.equal(n * (n + 1) // 2, idx:sum():item())
+    end
+    collectgarbage()
+  end)
 end)
