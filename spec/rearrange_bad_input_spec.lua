@@ -104,6 +104,16 @@ local cases = {
     misuse = function(t, xp) return xp.broadcast_to(t.a, { 3 }) end },
   { "broadcast_to a negative extent", "ValueError", match = "negative",
     misuse = function(t, xp) return xp.broadcast_to(t.v, { -1, 4 }) end },
+  { "broadcast_to a shape of more than 2^63 bytes", "ValueError", match = "too big",
+    misuse = function(t, xp) return xp.broadcast_to(t.a, { 2 ^ 40, 2 ^ 40, 2, 3 }) end },
+  { "pad to an axis longer than an integer holds", "ValueError", match = "too long",
+    misuse = function(t, xp) return xp.pad(t.a, { 1, math.maxinteger }) end },
+  { "tile with more than 32 reps", "ValueError", match = "at most 32",
+    misuse = function(t, xp)
+      local reps = {}
+      for i = 1, 33 do reps[i] = 1 end
+      return xp.tile(t.a, reps)
+    end },
   { "broadcast_to without a shape", "TypeError", match = "shape",
     misuse = function(t, xp) return xp.broadcast_to(t.v) end },
   { "broadcast_to with an extra argument", "TypeError",

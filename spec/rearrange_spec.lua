@@ -469,6 +469,29 @@ for _, b in ipairs(H.backends) do
       same(xp.tile(v, { 3, 2 }), ref_tile(tv, { 3, 2 }))
     end)
 
+    -- The broadcast view has an extra axis per repeated one: at 32 axes there is no room, and
+    -- the repeated axes are done in several copies (or joined copies).
+    b.it("tile of arrays with many axes (20 and 32) and many repeated axes", function()
+      for _, nd in ipairs { 20, 32 } do
+        local shape = {}
+        for d = 1, nd do shape[d] = 1 end
+        shape[nd - 1], shape[nd] = 2, 3
+        local a, t = layout(b, shape, "int16", 2, "rev")
+        for _, pattern in ipairs { { 1, nd }, { 1, 2, 3, nd - 1, nd }, { nd - 1 } } do
+          local reps = {}
+          for d = 1, nd do reps[d] = 1 end
+          for i, d in ipairs(pattern) do reps[d] = i % 2 == 0 and 3 or 2 end
+          same(xp.tile(a, reps), ref_tile(t, reps), nd .. "-D, " .. #pattern .. " repeated")
+        end
+        -- 13 axes repeated: 33 axes for a 20-D array, 45 for a 32-D one (several copies)
+        local reps = {}
+        for d = 1, nd do reps[d] = d > nd - 13 and 2 or 1 end
+        same(xp.tile(a, reps), ref_tile(t, reps), nd .. "-D, 13 axes repeated")
+        reps[nd] = 0
+        same(xp.tile(a, reps), ref_tile(t, reps), nd .. "-D, an axis repeated 0 times")
+      end
+    end)
+
     b.it("repeat by a number along each axis and flattened; repeat_ and the methods", function()
       for _, dt in ipairs(H.dtypes) do
         for _, kind in ipairs(KINDS) do

@@ -231,6 +231,9 @@ return function(M, cpu, core)
     local xp = a.device == "cpu" and cpu or M
     local shape, center = {}, {}
     for d = 1, nd do
+      if widths[d][1] > math.maxinteger - a.shape[d] - widths[d][2] then
+        raise("ValueError", fmt("pad: the padded axis %d would be too long", d))
+      end
       shape[d] = widths[d][1] + a.shape[d] + widths[d][2]
       center[d] = span(widths[d][1], widths[d][1] + a.shape[d])
     end

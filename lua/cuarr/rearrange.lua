@@ -24,6 +24,7 @@ return function(M, cpu, core)
   local expand_dims, reshape, transpose = core.expand_dims, core.reshape, core.transpose
   local ravel, broadcast_to, concatenate = core.ravel, core.broadcast_to, core.concatenate
   local integer, shape_str = support.integer, support.shape_str
+  local MAXDIM = 32 -- cuarr's most axes (CUARR_MAXDIM)
 
   local function is_array(x) return getmetatable(x) == ndarray end
 
@@ -296,7 +297,9 @@ return function(M, cpu, core)
     check_array("tile", A)
     local r = {}
     if type(reps) == "table" and not is_array(reps) then
-      if #reps > 32 then raise("ValueError", "tile: too many dimensions in reps") end
+      if #reps > MAXDIM then
+        raise("ValueError", fmt("tile: reps has %d entries (at most %d axes)", #reps, MAXDIM))
+      end
       for i = 1, #reps do r[i] = count_of("tile", "reps[" .. i .. "]", reps[i]) end
     elseif type(reps) == "number" then
       r[1] = count_of("tile", "reps", reps)
@@ -308,14 +311,47 @@ return function(M, cpu, core)
     local a = A
     while a.ndim < nd do a = expand_dims(a, 1) end
     while #r < nd do insert(r, 1, 1) end
-    -- (s1, s2, ...) -> (1, s1, 1, s2, ...) broadcast to (r1, s1, r2, s2, ...): one copy
-    local wide, final = {}, {}
+    -- Each axis d with r[d] > 1 gets a new axis of r[d] before it, on a broadcast view that
+    -- one copy makes real: (s1, s2) -> (r1, s1, r2, s2) -> (r1 * s1, r2 * s2).  The view has
+    -- at most 32 axes: past that the repeated axes are done in several copies.
+    local todo = {}
     for d = 1, nd do
-      a = expand_dims(a, 2 * d - 1)
-      wide[2 * d - 1], wide[2 * d] = r[d], a.shape[2 * d]
-      final[d] = r[d] * wide[2 * d]
+      if r[d] ~= 1 then todo[#todo + 1] = d end
     end
-    return reshape(broadcast_to(a, wide):copy(), final)
+    local first = 1
+    while true do
+      local last = math.min(#todo, first + MAXDIM - nd - 1)
+      if last < first and first <= #todo then
+        -- no room for a new axis (32 axes already): r copies of a joined along the axis
+        local d = todo[first]
+        if r[d] > 1 << 24 then
+          raise("OutOfMemoryError", fmt("tile: %d copies of a 32-axis array would not fit in "
+            .. "memory", r[d]))
+        end
+        local copies = {}
+        for k = 1, r[d] do copies[k] = a end
+        if r[d] == 0 then copies = { slab(a, d, 0, 0) } end
+        a = concatenate(copies, d)
+        first = first + 1
+      else
+        local wide, final, at = {}, copy_shape(a.shape), 0
+        local v = a
+        for d = 1, nd do
+          at = at + 1
+          if first <= last and d >= todo[first] and d <= todo[last] and r[d] ~= 1 then
+            v = expand_dims(v, at)
+            wide[at] = r[d]
+            at = at + 1
+            final[d] = r[d] * a.shape[d]
+          end
+          wide[at] = a.shape[d]
+        end
+        a = reshape(broadcast_to(v, wide):copy(), final)
+        first = last + 1
+      end
+      if first > #todo then break end
+    end
+    return a
   end
 
   -- The counts of repeat for an axis of n elements: a list of n non-negative integers.
