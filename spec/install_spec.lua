@@ -18,7 +18,13 @@ describe("make install", function()
                    "LUA_CPATH='%s/lib/lua/5.4/?.so' lua5.4 -e " ..
                    "'local c = require \"cuarr\"; print(c.cpu.arange(3):totable()[3])'")
                   :format(prefix, prefix, prefix))
+    -- the device sort library (built where nvcc is) goes beside core.so, where cuarr looks
+    local built = io.open("build/cuarr/libcuarr_sort.so", "rb")
+    local installed = io.open(prefix .. "/lib/lua/5.4/cuarr/libcuarr_sort.so", "rb")
+    if built then built:close() end
+    if installed then installed:close() end
     run("rm -rf " .. prefix)
+    assert.are.equal(built ~= nil, installed ~= nil, "libcuarr_sort.so installed beside core.so")
     assert.is_true(ok, out)
     assert.are.equal("2", out:match("^%s*(.-)%s*$"))
   end)

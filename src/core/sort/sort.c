@@ -146,6 +146,9 @@ cuarr_status cuarr_sort_run(const cuarr_sort_rows *r, const cuarr_array *src, co
   if (r->device == CUARR_HOST)
     return cuarr_sort_host_rows(kind, width, cuarr_array_data(src), perm, keys, indices, r->n,
                                 r->seg_len);
+  /* The library's CUDA runtime works in the context current on this thread: the device's
+   * primary context, made current before its first call here. */
+  CUARR_TRY(cuarr_device_activate(r->device));
   size_t bytes = 0;
   CUARR_TRY(cuarr_sort_lib_check(cuarr_sort_lib.cuarr_sort_lib_temp_bytes(kind, width, r->n,
                                                                           r->seg_len, keys != NULL,
