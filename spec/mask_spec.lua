@@ -387,6 +387,16 @@ local function cases(b)
       end
     end)
 
+  b.it("mask assignment drops the values' leading axes of extent 1, as assignment does",
+    function()
+      local a = to(b, cpu.arange(6):astype("float32"))
+      mask_assign(a, a:gt(2.5), to(b, cpu.array({ { { 7, 8, 9 } } })))
+      assert.are.same({ 0, 1, 2, 7, 8, 9 }, A.values(a:astype("int64")))
+      local m = to(b, cpu.zeros({ 2, 3 }))
+      mask_assign(m, to(b, cpu.array({ false, true })), to(b, cpu.ones({ 1, 1, 3 })))
+      assert.are.same({ { 0.0, 0.0, 0.0 }, { 1.0, 1.0, 1.0 } }, m:totable())
+    end)
+
   b.it("mask assignment converts the values to a's dtype as assignment does", function()
     local h = cpu.arange(6):astype("int32")
     local a = to(b, h:copy())

@@ -326,6 +326,18 @@ cuarr_status cuarr_mask_assign(cuarr_context *ctx, cuarr_array *a, const cuarr_a
   cuarr_status s = count(ctx, &m, &d);
   int64_t shape[CUARR_MAXDIM];
   const int nd = result_shape(a, mask, d.count, shape);
+  /* Leading axes of extent 1 beyond the selection's are dropped, as cuarr_copy's assignment
+   * drops them (NumPy's too).  The trimmed value shares values' reference, for this call only. */
+  cuarr_array trimmed = *values;
+  int drop = 0;
+  while (trimmed.ndim - drop > nd && trimmed.shape[drop] == 1)
+    drop++;
+  if (drop > 0) {
+    trimmed.ndim -= drop;
+    memmove(trimmed.shape, trimmed.shape + drop, (size_t)trimmed.ndim * sizeof(int64_t));
+    memmove(trimmed.strides, trimmed.strides + drop, (size_t)trimmed.ndim * sizeof(int64_t));
+    values = &trimmed;
+  }
   if (s == CUARR_OK && values->ndim > nd) {
     char got[CUARR_SHAPE_STR_SIZE], want[CUARR_SHAPE_STR_SIZE];
     s = cuarr_fail(CUARR_VALUE_ERROR,
