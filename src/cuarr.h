@@ -947,9 +947,10 @@ CUARR_API cuarr_status cuarr_nonzero(cuarr_context *ctx, const cuarr_array *mask
 CUARR_API cuarr_status cuarr_mask_select(cuarr_context *ctx, const cuarr_array *a,
                                          const cuarr_array *mask, cuarr_array *out);
 /* a[mask] = values (mask as for cuarr_mask_select): values broadcast to
- * [count, a->shape[mask->ndim..]] (a 0-d or one-element array fills every selected element),
- * converted to a's dtype 'unsafe'-ly as cuarr_copy does (NumPy's assignment).  values may
- * overlap a.  CUARR_VALUE_ERROR when values do not broadcast. */
+ * [count, a->shape[mask->ndim..]] (a 0-d or one-element array fills every selected element;
+ * leading axes of extent 1 beyond those are dropped), converted to a's dtype 'unsafe'-ly as
+ * cuarr_copy does (NumPy's assignment).  values may overlap a.  CUARR_VALUE_ERROR when values do
+ * not broadcast. */
 CUARR_API cuarr_status cuarr_mask_assign(cuarr_context *ctx, cuarr_array *a,
                                          const cuarr_array *mask, const cuarr_array *values);
 
