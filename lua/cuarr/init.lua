@@ -17,7 +17,8 @@ local internal = { metatables = true, cpu = true, raise = true, dead_array = tru
                    jit_compile = true, random_fill_host = true, random_per_block = true,
                    random_program = true, random_permutation_host = true,
                    random_take_rows_host = true, ufunc_info = true, ufunc_resolve = true,
-                   fuse_key = true, ufunc_math_source = true, reduction_ops_source = true }
+                   fuse_key = true, ufunc_math_source = true, reduction_ops_source = true,
+                   fancy_gather = true, fancy_scatter = true }
 for name, value in pairs(core) do
   if not internal[name] then
     M[name] = value
@@ -200,6 +201,7 @@ require("cuarr.linalg")(M, cpu, core)
 require("cuarr.join")(M, cpu, core)
 require("cuarr.mask")(M, cpu, core)
 require("cuarr.rearrange")(M, cpu, core)
+require("cuarr.take")(M, cpu, core)
 -- sort, argsort, partition, lexsort, searchsorted (lua/cuarr/sort.lua).
 require("cuarr.sort")(M, cpu, core)
 

@@ -203,6 +203,7 @@ void cuarr_lua_open_join(lua_State *L, const cuarr_lua_module *m);     /* join.c
 void cuarr_lua_open_mask(lua_State *L, const cuarr_lua_module *m);     /* mask.c */
 void cuarr_lua_open_rearrange(lua_State *L, const cuarr_lua_module *m); /* rearrange.c */
 void cuarr_lua_open_sort(lua_State *L, const cuarr_lua_module *m);      /* sort.c */
+void cuarr_lua_open_take(lua_State *L, const cuarr_lua_module *m);      /* take.c */
 
 /* ---- mask.c */
 /* fn(a) (nonzero, where with one argument): the 1-based indices of a's nonzero elements, one

@@ -8,19 +8,25 @@
  * index: it is an IndexError, so that 0-based habits fail loudly.  cuarr.newaxis (NumPy's
  * np.newaxis) adds an axis of extent 1 and stride 0 where it stands; it takes no axis of the
  * array.
+ *
+ * A key that is an array, or a table holding one, is NumPy's advanced indexing: it goes to
+ * array_index.c.  Telling it apart costs the integer and range paths nothing: a bare key's
+ * type is looked at only after it is found to be no number, and a table's entries are typed
+ * once as they are read anyway.
  */
+#include "indexing.h"
 #include "binding.h"
 
 /* cuarr.newaxis: a light userdata, so that telling it apart costs nothing on the paths of
  * integers and ranges, and no Lua value but itself compares equal to it. */
 static const char newaxis_sentinel = 0;
 
-static bool is_newaxis(lua_State *L, int idx) {
+bool cuarr_lua_is_newaxis(lua_State *L, int idx) {
   return lua_islightuserdata(L, idx) && lua_touserdata(L, idx) == &newaxis_sentinel;
 }
 
 /* Replace *cur by a view made from it (the old reference is dropped). */
-static void replace(lua_State *L, cuarr_array *cur, cuarr_status s, cuarr_array *next) {
+void cuarr_lua_view_replace(lua_State *L, cuarr_array *cur, cuarr_status s, cuarr_array *next) {
   if (s != CUARR_OK)
     cuarr_lua_fail(L, s);
   cuarr_array_release(cur);
@@ -28,16 +34,16 @@ static void replace(lua_State *L, cuarr_array *cur, cuarr_status s, cuarr_array 
 }
 
 /* A new axis of extent 1 and stride 0 (as NumPy's) at position axis of *cur. */
-static void apply_newaxis(lua_State *L, cuarr_array *cur, int axis) {
+void cuarr_lua_apply_newaxis(lua_State *L, cuarr_array *cur, int axis) {
   cuarr_array next;
   cuarr_status s = cuarr_view_expand_dims(cur, axis, &next);
   if (s == CUARR_OK)
     next.strides[axis] = 0;
-  replace(L, cur, s, &next);
+  cuarr_lua_view_replace(L, cur, s, &next);
 }
 
 /* A 1-based (or negative) index along an axis of extent n, as 0-based. */
-static int64_t position(lua_State *L, lua_Integer i, int64_t n, int axis) {
+int64_t cuarr_lua_index_position(lua_State *L, lua_Integer i, int64_t n, int axis) {
   if (i == 0)
     cuarr_lua_error(L, CUARR_INDEX_ERROR, "index 0 is invalid for axis %d: indices start at 1",
                     axis + 1);
@@ -55,7 +61,7 @@ static int64_t position(lua_State *L, lua_Integer i, int64_t n, int axis) {
 
 /* An index or a range bound at idx (`what` names it): an integer, or a float with an integral
  * value that fits one; anything else is a TypeError, as for every integer argument. */
-static lua_Integer index_value(lua_State *L, int idx, const char *what, int axis) {
+lua_Integer cuarr_lua_index_value(lua_State *L, int idx, const char *what, int axis) {
   int isint = 0;
   lua_Integer v = lua_type(L, idx) == LUA_TNUMBER ? lua_tointegerx(L, idx, &isint) : 0;
   if (!isint) {
@@ -69,13 +75,13 @@ static lua_Integer index_value(lua_State *L, int idx, const char *what, int axis
 static lua_Integer range_bound(lua_State *L, int tbl, int k, lua_Integer def, int axis) {
   lua_Integer v = def;
   if (lua_geti(L, tbl, k) != LUA_TNIL)
-    v = index_value(L, lua_gettop(L), "range bounds", axis);
+    v = cuarr_lua_index_value(L, lua_gettop(L), "range bounds", axis);
   lua_pop(L, 1);
   return v;
 }
 
 /* The range table at tbl applied to `axis` of *cur. */
-static void apply_range(lua_State *L, cuarr_array *cur, int axis, int tbl) {
+void cuarr_lua_apply_range(lua_State *L, cuarr_array *cur, int axis, int tbl) {
   int64_t n = cur->shape[axis];
   lua_Integer len = cuarr_lua_len(L, tbl, "a range");
   if (len > 3)
@@ -110,11 +116,12 @@ static void apply_range(lua_State *L, cuarr_array *cur, int axis, int tbl) {
   if (count == 0)
     s0 = 0;
   cuarr_array next;
-  replace(L, cur, cuarr_view_slice(cur, axis, s0, count, step, &next), &next);
+  cuarr_lua_view_replace(L, cur, cuarr_view_slice(cur, axis, s0, count, step, &next), &next);
 }
 
 /* Apply the key at key_idx to the array at index 1; pushes the resulting view and returns it.
- * *element is true when every axis was selected by an integer. */
+ * *element is true when every axis was selected by an integer.  NULL (nothing pushed) for a
+ * key that is an array or a table holding one: advanced indexing, array_index.c's. */
 static cuarr_array *key_view(lua_State *L, int key_idx, bool *element) {
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
   cuarr_array *cur = cuarr_lua_push_array(L, 1);
@@ -123,19 +130,26 @@ static cuarr_array *key_view(lua_State *L, int key_idx, bool *element) {
   if (lua_type(L, key_idx) == LUA_TNUMBER) {
     if (a->ndim == 0)
       cuarr_lua_error(L, CUARR_INDEX_ERROR, "a 0-d array cannot be indexed");
-    lua_Integer i = index_value(L, key_idx, "indices", 0);
+    lua_Integer i = cuarr_lua_index_value(L, key_idx, "indices", 0);
     cuarr_array next;
-    replace(L, cur, cuarr_view_select(cur, 0, position(L, i, cur->shape[0], 0), &next), &next);
+    cuarr_lua_view_replace(
+        L, cur, cuarr_view_select(cur, 0, cuarr_lua_index_position(L, i, cur->shape[0], 0), &next),
+        &next);
     *element = cur->ndim == 0;
     return cur;
   }
-  if (is_newaxis(L, key_idx)) {
-    apply_newaxis(L, cur, 0);
+  if (cuarr_lua_is_newaxis(L, key_idx)) {
+    cuarr_lua_apply_newaxis(L, cur, 0);
     return cur;
   }
-  if (lua_type(L, key_idx) != LUA_TTABLE)
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "arrays are indexed by integers or tables, not %s",
+  if (lua_type(L, key_idx) != LUA_TTABLE) {
+    if (cuarr_lua_to_array(L, key_idx)) {
+      lua_pop(L, 1);
+      return NULL;
+    }
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "arrays are indexed by integers, tables or arrays, not %s",
                     luaL_typename(L, key_idx));
+  }
   lua_Integer n = cuarr_lua_len(L, key_idx, "an index");
   /* Each entry takes an axis or adds one (newaxis), and no result has more than CUARR_MAXDIM:
    * a longer key is refused before any entry is read (its length may be a hostile __len). */
@@ -147,9 +161,19 @@ static cuarr_array *key_view(lua_State *L, int key_idx, bool *element) {
   cuarr_lua_check_stack(L, (int)n);
   int first = lua_gettop(L) + 1;
   lua_Integer used = 0;
+  bool arrays = false;
   for (lua_Integer k = 1; k <= n; k++) {
-    lua_geti(L, key_idx, k);
-    used += !is_newaxis(L, -1);
+    int t = lua_geti(L, key_idx, k);
+    if (t != LUA_TNUMBER && t != LUA_TTABLE) {
+      used += !cuarr_lua_is_newaxis(L, -1);
+      arrays = arrays || (t == LUA_TUSERDATA && cuarr_lua_to_array(L, -1));
+    } else {
+      used++;
+    }
+  }
+  if (arrays) {
+    lua_settop(L, first - 2); /* the entries and cur */
+    return NULL;
   }
   if (used > a->ndim)
     cuarr_lua_error(L, CUARR_INDEX_ERROR, "too many indices: %lld for an array of %d dimensions",
@@ -159,17 +183,19 @@ static cuarr_array *key_view(lua_State *L, int key_idx, bool *element) {
     int entry = first + (int)k - 1;
     int t = lua_type(L, entry);
     if (t == LUA_TNUMBER) {
-      lua_Integer i = index_value(L, entry, "indices", (int)k - 1);
+      lua_Integer i = cuarr_lua_index_value(L, entry, "indices", (int)k - 1);
       cuarr_array next;
-      replace(L, cur,
-              cuarr_view_select(cur, axis, position(L, i, cur->shape[axis], (int)k - 1), &next),
-              &next);
+      cuarr_lua_view_replace(
+          L, cur,
+          cuarr_view_select(cur, axis, cuarr_lua_index_position(L, i, cur->shape[axis], (int)k - 1),
+                            &next),
+          &next);
       selected++;
     } else if (t == LUA_TTABLE) {
-      apply_range(L, cur, axis, entry);
+      cuarr_lua_apply_range(L, cur, axis, entry);
       axis++;
-    } else if (is_newaxis(L, entry)) {
-      apply_newaxis(L, cur, axis);
+    } else if (cuarr_lua_is_newaxis(L, entry)) {
+      cuarr_lua_apply_newaxis(L, cur, axis);
       axis++;
     } else {
       cuarr_lua_error(L, CUARR_TYPE_ERROR,
@@ -204,6 +230,8 @@ void cuarr_lua_push_newaxis(lua_State *L) { lua_pushlightuserdata(L, (void *)&ne
 int cuarr_lua_array_index_key(lua_State *L) {
   bool element;
   cuarr_array *v = key_view(L, 2, &element);
+  if (!v)
+    return cuarr_lua_fancy_get(L);
   if (element)
     push_view_element(L, CUARR_LUA_STATE(L), v);
   return 1;
@@ -218,6 +246,8 @@ int cuarr_lua_array_newindex(lua_State *L) {
   cuarr_lua_check_on_current_device(L, S, a);
   bool element;
   cuarr_array *dst = key_view(L, 2, &element);
+  if (!dst)
+    return cuarr_lua_fancy_set(L);
   int dev = cuarr_array_device(dst);
   cuarr_scalar value;
   if (cuarr_lua_to_scalar(L, 3, &value)) {
