@@ -477,6 +477,18 @@ local function cases(b)
     assert.are.equal(0, xp.extract(to(b, cpu.zeros({ 0 }, "bool")), a).size)
   end)
 
+  b.it("extract and compress of empty arrays, with conditions longer than them", function()
+    local e = xp.compress({ false }, to(b, cpu.zeros({ 0, 3 })), 1)
+    assert.are.same({ 0, 3 }, { e.shape[1], e.shape[2] })
+    e = xp.compress({ false, false }, to(b, cpu.zeros({ 2, 0 }, "int8")), 2)
+    assert.are.same({ 2, 0 }, { e.shape[1], e.shape[2] })
+    assert.are.equal("int8", e.dtype)
+    assert.are.equal(0, xp.extract({ false, false }, to(b, cpu.zeros({ 0 }))).size)
+    assert.are.equal(0, xp.extract({}, to(b, cpu.zeros({ 3 }))).size)
+    assert.are.equal(0, xp.compress({}, to(b, cpu.zeros({ 0 }))).size)
+    assert.are.same({ 5.0 }, xp.extract({ 0, 1, 0 }, to(b, cpu.array({ 4.0, 5.0 }))):totable())
+  end)
+
   b.it("compress along each axis and flattened", function()
     local shape = { 3, 4, 2 }
     for _, dt in ipairs { "bool", "int16", "uint32", "float16", "float64" } do

@@ -24,6 +24,8 @@ return function(M, cpu, core)
   local ascontiguousarray, count_nonzero = core.ascontiguousarray, core.count_nonzero
 
   local function is_array(x) return getmetatable(x) == ndarray end
+  -- Where new arrays go with a: cuarr.cpu for a host array, cuarr otherwise.
+  local function namespace_of(a) return a.device == "cpu" and cpu or M end
 
   local function max_args(name, most, ...)
     if select("#", ...) > most then
@@ -44,17 +46,17 @@ return function(M, cpu, core)
     if is_array(v) then return v end
     local tv = type(v)
     if tv == "table" or tv == "number" or tv == "boolean" then
-      local xp = like.device == "cpu" and cpu or M
-      return xp.array(v)
+      return namespace_of(like).array(v)
     end
     raise("TypeError", fmt("%s: %s must be an array, a table or a number, got %s", name, what, tv))
   end
 
   local function count_of(m) return count_nonzero(m):item() end
 
-  -- The first n elements of the 1-D array v.
+  -- The first n elements of the 1-D array v (slices cannot be empty: an empty array then).
   local function first(v, n)
     if n == v.size then return v end
+    if n == 0 then return namespace_of(v).empty({ 0 }, v.dtype) end
     return v[{ { 1, n } }]
   end
 
@@ -77,8 +79,7 @@ return function(M, cpu, core)
     max_args("argwhere", 1, a, ...)
     check_array("argwhere", a, "argument #1")
     if a.ndim == 0 then
-      local xp = a.device == "cpu" and cpu or M
-      return xp.empty({ count_of(a), 0 }, "int64")
+      return namespace_of(a).empty({ count_of(a), 0 }, "int64")
     end
     return mask_positions(a).T
   end
@@ -106,7 +107,7 @@ return function(M, cpu, core)
     check_array("extract", a, "argument #2")
     local c = ravel(array_like("extract", condition, a, "the condition"))
     local fc, fa = trimmed("extract", c, ravel(a))
-    if not fc then return (a.device == "cpu" and cpu or M).empty({ 0 }, a.dtype) end
+    if not fc then return namespace_of(a).empty({ 0 }, a.dtype) end
     return mask_select(fa, fc, "extract")
   end
 
@@ -140,7 +141,7 @@ return function(M, cpu, core)
       c = first(c, n)
     elseif nc < n then
       t = nc == 0 and t[{ { 1, 1 } }] or t[{ { 1, nc } }]
-      if nc == 0 then c = (t.device == "cpu" and cpu or M).zeros({ 1 }, "bool") end
+      if nc == 0 then c = namespace_of(t).zeros({ 1 }, "bool") end
     end
     local r = mask_select(t, c, "compress")
     if axis == 1 then return r end
