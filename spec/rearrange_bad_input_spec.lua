@@ -43,7 +43,9 @@ local cases = {
   { "pad with a string constant", "TypeError", match = "constant_values",
     misuse = function(t, xp) return xp.pad(t.a, 1, { constant_values = "x" }) end },
   { "pad with an unknown option", "ValueError", match = "reflect_type",
-    misuse = function(t, xp) return xp.pad(t.a, 1, { mode = "reflect", reflect_type = "odd" }) end },
+    misuse = function(t, xp)
+      return xp.pad(t.a, 1, { mode = "reflect", reflect_type = "odd" })
+    end },
   { "pad extending an empty axis with reflect", "ValueError", match = "empty axis",
     misuse = function(t, xp) return xp.pad(t.e, 1, "reflect") end },
   { "pad with a number as options", "TypeError", match = "argument #3",
