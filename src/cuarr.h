@@ -224,6 +224,7 @@ typedef struct cuarr_runtime_info {
   int nvrtc_version;        /* major*1000 + minor*10; -1 when NVRTC is not found */
   int cublas_version;       /* cuBLAS's integer version; -1 when cuBLAS is not found */
   int cusolver_version;     /* cuSOLVER's, major*10000 + minor*100 + patch; -1 when not found */
+  int nccl_version;         /* NCCL's version code (22809 for 2.28.9); -1 when not found */
   char host_blas[256];      /* the system BLAS cuarr opened for host arrays ("" when none) */
   int device_count;         /* 0 when no driver */
   char driver_missing[256]; /* why the driver is unusable, or "" */
@@ -1004,6 +1005,75 @@ CUARR_API cuarr_status cuarr_scatter(cuarr_context *ctx, const cuarr_array *a,
 CUARR_API cuarr_status cuarr_take(cuarr_context *ctx, const cuarr_array *a,
                                   const cuarr_array *indices, int axis, int64_t base,
                                   cuarr_index_mode mode, cuarr_array *out);
+
+/* ---------------------------------------------------------------- collectives */
+
+/* NCCL, opened with dlopen on first use like the CUDA libraries: CUARR_LIBNCCL names its file,
+ * else libnccl.so.2 is looked for on the loader's path, under $CUDA_HOME/lib64 and lib, and
+ * where pip puts it.  Its version code (22809 for 2.28.9); CUARR_NOT_AVAILABLE naming what is
+ * missing and where it looked. */
+CUARR_API cuarr_status cuarr_nccl_version(int *version);
+
+/* One process driving n devices (distinct, 0-based ids) as the ranks 0..n-1 of one NCCL
+ * communicator (ncclCommInitAll), rank r on devices[r].  CUARR_NOT_AVAILABLE without NCCL, or
+ * when cuarr runs on a driver other than the system's libcuda.so.1 (NCCL's runtime opens that
+ * one: the stand-in of tools/fake_cuda is refused before NCCL sees a device). */
+typedef struct cuarr_comm cuarr_comm;
+CUARR_API cuarr_status cuarr_comm_init_all(int n, const int *devices, cuarr_comm **out);
+/* Destroy every rank's communicator (each waits for its queued work) and free c. */
+CUARR_API cuarr_status cuarr_comm_destroy(cuarr_comm *c);
+CUARR_API int cuarr_comm_size(const cuarr_comm *c);             /* its ranks */
+CUARR_API int cuarr_comm_device(const cuarr_comm *c, int rank); /* rank's device, or -1 */
+
+typedef enum cuarr_comm_op {
+  CUARR_COMM_SUM,
+  CUARR_COMM_PROD,
+  CUARR_COMM_MAX,
+  CUARR_COMM_MIN,
+  CUARR_COMM_AVG /* integers: the sum divided by the ranks, truncated as C divides */
+} cuarr_comm_op;
+/* "sum" "prod" "max" "min" "avg". */
+CUARR_API bool cuarr_comm_op_from_name(const char *name, cuarr_comm_op *out);
+
+/* One collective call over every rank: parts[r] is rank r's array, a device array on its
+ * device; all parts have one dtype and one shape.  outs NULL: in place (all_reduce, reduce,
+ * broadcast); else outs[r] is rank r's result, of the parts' dtype (NCCL does not convert).
+ * streams NULL, or an entry NULL: the device's null stream.  Arrays need not be contiguous (the
+ * others go through a C-contiguous temporary); empty ones make the call a no-op once checked.
+ * Reductions take int8 uint8 int32 uint32 int64 uint64 float16 float32 float64, and bool for
+ * max and min (`or`, `and`); int16 and uint16 are a CUARR_TYPE_ERROR there.  The moves
+ * (broadcast, all_gather, all_to_all, send_recv) take every dtype.  Everything is checked
+ * before anything is queued; nothing is synchronised. */
+typedef struct cuarr_comm_call {
+  const cuarr_array *parts;
+  const cuarr_array *outs;
+  cuarr_stream *const *streams;
+  cuarr_reclaim reclaim;
+} cuarr_comm_call;
+
+/* Every rank gets op over all parts (outs: the parts' shape). */
+CUARR_API cuarr_status cuarr_comm_all_reduce(cuarr_comm *c, const cuarr_comm_call *call,
+                                             cuarr_comm_op op);
+/* Rank root gets op over all parts; the other ranks' arrays are left alone. */
+CUARR_API cuarr_status cuarr_comm_reduce(cuarr_comm *c, const cuarr_comm_call *call,
+                                         cuarr_comm_op op, int root);
+/* Every rank gets root's part. */
+CUARR_API cuarr_status cuarr_comm_broadcast(cuarr_comm *c, const cuarr_comm_call *call, int root);
+/* outs (required) of n times a part's size: in C order, rank r's part fills elements
+ * r*size .. (r+1)*size-1 of every out. */
+CUARR_API cuarr_status cuarr_comm_all_gather(cuarr_comm *c, const cuarr_comm_call *call);
+/* outs (required) of a part's size / n: rank r gets op over chunk r (C order) of all parts. */
+CUARR_API cuarr_status cuarr_comm_reduce_scatter(cuarr_comm *c, const cuarr_comm_call *call,
+                                                 cuarr_comm_op op);
+/* outs (required) of a part's size, a multiple of n: chunk p of rank r's part goes to chunk r of
+ * rank p's out (grouped ncclSend/ncclRecv). */
+CUARR_API cuarr_status cuarr_comm_all_to_all(cuarr_comm *c, const cuarr_comm_call *call);
+/* n pairs, each src[i] copied into dst[i] (same dtype and shape, on two different devices of
+ * the communicator, whose ranks they name), all in one group: in one process a send must be
+ * posted with its receive.  streams: NULL or one per rank, as above. */
+CUARR_API cuarr_status cuarr_comm_send_recv(cuarr_comm *c, int n, const cuarr_array *src,
+                                            const cuarr_array *dst, cuarr_stream *const *streams,
+                                            cuarr_reclaim reclaim);
 
 /* ---------------------------------------------------------------- diagnostics */
 

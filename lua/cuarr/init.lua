@@ -202,6 +202,8 @@ require("cuarr.join")(M, cpu, core)
 require("cuarr.mask")(M, cpu, core)
 require("cuarr.rearrange")(M, cpu, core)
 require("cuarr.take")(M, cpu, core)
+-- cuarr.distributed: NCCL collectives over several GPUs (lua/cuarr/distributed.lua).
+require("cuarr.distributed")(M, cpu, core)
 -- sort, argsort, partition, lexsort, searchsorted (lua/cuarr/sort.lua).
 require("cuarr.sort")(M, cpu, core)
 

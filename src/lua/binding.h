@@ -32,6 +32,7 @@
 #define CUARR_LUA_PINNED_SCOPE_MT "cuarr.PinnedScope"
 #define CUARR_LUA_GRAPH_MT "cuarr.Graph"
 #define CUARR_LUA_DEFER_GUARD_MT "cuarr.DeferCleanup"
+#define CUARR_LUA_COMMUNICATOR_MT "cuarr.Communicator"
 
 /* ---- state.c */
 /* Addresses of array userdata recognised lately (cuarr_lua_to_array_in): a hit needs no
@@ -204,6 +205,7 @@ void cuarr_lua_open_mask(lua_State *L, const cuarr_lua_module *m);     /* mask.c
 void cuarr_lua_open_rearrange(lua_State *L, const cuarr_lua_module *m); /* rearrange.c */
 void cuarr_lua_open_sort(lua_State *L, const cuarr_lua_module *m);      /* sort.c */
 void cuarr_lua_open_take(lua_State *L, const cuarr_lua_module *m);      /* take.c */
+void cuarr_lua_open_comm(lua_State *L, const cuarr_lua_module *m);      /* comm.c */
 
 /* ---- mask.c */
 /* fn(a) (nonzero, where with one argument): the 1-based indices of a's nonzero elements, one

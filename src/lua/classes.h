@@ -37,6 +37,7 @@ typedef enum cuarr_lua_class_id {
   CUARR_LUA_PINNED_SCOPE_CLASS,
   CUARR_LUA_GRAPH_CLASS,
   CUARR_LUA_DEFER_GUARD_CLASS,
+  CUARR_LUA_COMMUNICATOR_CLASS,
   CUARR_LUA_NCLASSES
 } cuarr_lua_class_id;
 
@@ -75,6 +76,7 @@ extern const cuarr_lua_class cuarr_lua_raw_kernel_class;         /* raw_kernel.c
 extern const cuarr_lua_class cuarr_lua_pinned_scope_class;       /* pinned.c */
 extern const cuarr_lua_class cuarr_lua_graph_class;              /* graph.c */
 extern const cuarr_lua_class cuarr_lua_defer_guard_class;        /* graph.c */
+extern const cuarr_lua_class cuarr_lua_communicator_class;       /* comm.c */
 
 /* Register every class's metatable, its functions with the state at state_idx as upvalue 1,
  * and note each metatable's address in the state.  Leaves the stack as it was. */

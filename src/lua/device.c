@@ -150,6 +150,7 @@ static int l_runtime_info(lua_State *L) {
   set_int(L, "nvrtc_version", r.nvrtc_version);
   set_int(L, "cublas_version", r.cublas_version);
   set_int(L, "cusolver_version", r.cusolver_version);
+  set_int(L, "nccl_version", r.nccl_version);
   set_int(L, "device_count", r.device_count);
   lua_pushstring(L, r.driver_missing);
   lua_setfield(L, -2, "driver_missing");

@@ -261,6 +261,11 @@ void cuarr_runtime(cuarr_runtime_info *out) {
       out->cusolver_version = major * 10000 + minor * 100 + patch;
   }
 
+  out->nccl_version = -1;
+  int nccl = 0;
+  if (cuarr_nccl_version(&nccl) == CUARR_OK)
+    out->nccl_version = nccl;
+
   if (cuarr_load_cublas() == CUARR_OK) {
     int major = 0, minor = 0, patch = 0;
     if (cuarr_cublas.cublasGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&

@@ -1,0 +1,425 @@
+/*
+ * comm.c -- cuarr.distributed.init{devices = {...}} and the Communicator it returns: NCCL's
+ * collectives over the devices one process drives (src/core/comm/).  lua/cuarr/distributed.lua
+ * adds barrier and the namespace's own functions.
+ *
+ * Ranks are 0-based, as NCCL's, MPI's and torch.distributed's are (and as device ids are):
+ * parts[r + 1] is rank r's array, on comm.devices[r + 1].  Every call reads its tables once,
+ * keeps what it read on the stack and checks everything before the core queues anything.
+ */
+#include <string.h>
+
+#include "binding.h"
+
+typedef struct lua_comm {
+  cuarr_comm *c; /* NULL once destroyed */
+  int n;
+  int devices[CUARR_MAX_DEVICES];
+} lua_comm;
+
+static void *check_comm_object(lua_State *L, int idx) {
+  return cuarr_lua_check_object(L, idx, &cuarr_lua_communicator_class);
+}
+
+static lua_comm *check_comm(lua_State *L, int idx, const char *fn) {
+  lua_comm *c = check_comm_object(L, idx);
+  if (!c->c)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: the communicator has been destroyed", fn);
+  return c;
+}
+
+/* cuarr.distributed.init{devices = {0, 1, ...}} */
+static int l_init(lua_State *L) {
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  static const char *const fn = "distributed.init";
+  cuarr_lua_check_max_args(L, 1, fn);
+  if (!lua_istable(L, 1))
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #1 must be an options table, got %s",
+                           fn, luaL_typename(L, 1));
+  static const char *const keys[] = {"devices", NULL};
+  cuarr_lua_check_options(L, 1, fn, keys);
+  lua_settop(L, 1);
+  int t = cuarr_lua_get_option(L, 1, "devices"); /* slot 2 */
+  if (t == LUA_TNIL)
+    return cuarr_lua_error(L, CUARR_NOT_AVAILABLE,
+                           "%s: give devices = {0, 1, ...} (one process over several devices); "
+                           "one process per device (CUARR_RANK, CUARR_WORLD_SIZE) is not built yet",
+                           fn);
+  if (t != LUA_TTABLE || cuarr_lua_to_array_in(L, S, 2))
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                           "%s: devices must be a sequence of device ids, got %s", fn,
+                           luaL_typename(L, 2));
+  lua_Integer n = cuarr_lua_len(L, 2, "devices");
+  if (n < 1 || n > CUARR_MAX_DEVICES)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: devices must list 1 to %d devices, got %lld",
+                           fn, CUARR_MAX_DEVICES, (long long)n);
+  int devices[CUARR_MAX_DEVICES];
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_geti(L, 2, i);
+    int *dev = cuarr_lua_to_object(L, S, -1, &cuarr_lua_device_class);
+    if (dev) {
+      devices[i - 1] = *dev;
+    } else {
+      if (!lua_isinteger(L, -1) && lua_type(L, -1) != LUA_TNUMBER)
+        return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                               "%s: devices[%lld] must be a device id or a Device, got %s", fn,
+                               (long long)i, luaL_typename(L, -1));
+      lua_Integer v = cuarr_lua_check_integer(L, -1, "device id");
+      if (v < 0 || v >= CUARR_MAX_DEVICES) {
+        int count = 0;
+        CUARR_LUA_TRY(L, cuarr_device_count(&count));
+        return cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: device %lld does not exist (%d device%s)",
+                               fn, (long long)v, count, count == 1 ? "" : "s");
+      }
+      devices[i - 1] = (int)v;
+    }
+    lua_pop(L, 1);
+  }
+  lua_comm *c = lua_newuserdatauv(L, sizeof *c, 0);
+  memset(c, 0, sizeof *c);
+  luaL_setmetatable(L, CUARR_LUA_COMMUNICATOR_MT); /* the GC owns it from here */
+  CUARR_LUA_TRY(L, cuarr_comm_init_all((int)n, devices, &c->c));
+  c->n = (int)n;
+  memcpy(c->devices, devices, (size_t)n * sizeof *devices);
+  return 1;
+}
+
+/* The arrays of the sequence at idx, one per rank, into list[]; they are kept in the table at
+ * `keep` (so a __index cannot hand the core an array the GC then takes). */
+static void read_arrays(lua_State *L, cuarr_lua_state *S, const lua_comm *c, int idx, int keep,
+                        const char *fn, const char *what, cuarr_array *list) {
+  if (!lua_istable(L, idx) || cuarr_lua_to_array_in(L, S, idx))
+    cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                    "%s: %s must be a sequence of arrays, one per rank, got %s", fn, what,
+                    luaL_typename(L, idx));
+  lua_Integer n = cuarr_lua_len(L, idx, what);
+  if (n != c->n)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: %lld %s for %d ranks (one array per device)", fn,
+                    (long long)n, what, c->n);
+  for (int r = 0; r < c->n; r++) {
+    lua_geti(L, idx, r + 1);
+    cuarr_array *a = cuarr_lua_to_array_in(L, S, -1);
+    if (!a)
+      cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: %s[%d] must be an array, got %s", fn, what, r + 1,
+                      luaL_typename(L, -1));
+    cuarr_lua_check_live(L, a);
+    list[r] = *a;
+    lua_rawseti(L, keep, (lua_Integer)lua_rawlen(L, keep) + 1);
+  }
+}
+
+/* opts.streams: one Stream per rank (NULL when absent: each device's current stream). */
+static void read_streams(lua_State *L, cuarr_lua_state *S, const lua_comm *c, int opts, int keep,
+                         const char *fn, cuarr_stream **streams) {
+  for (int r = 0; r < c->n; r++)
+    streams[r] = S->stream[c->devices[r]];
+  if (cuarr_lua_get_option(L, opts, "streams") == LUA_TNIL) {
+    lua_pop(L, 1);
+    return;
+  }
+  int t = lua_gettop(L);
+  if (!lua_istable(L, t) || lua_getmetatable(L, t))
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: streams must be a sequence of Streams, got %s", fn,
+                    luaL_typename(L, t));
+  lua_Integer n = cuarr_lua_len(L, t, "streams");
+  if (n != c->n)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: %lld streams for %d ranks (one per device)", fn,
+                    (long long)n, c->n);
+  for (int r = 0; r < c->n; r++) {
+    lua_geti(L, t, r + 1);
+    cuarr_lua_stream *s = cuarr_lua_to_object(L, S, -1, &cuarr_lua_stream_class);
+    if (!s)
+      cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: streams[%d] must be a Stream, got %s", fn, r + 1,
+                      luaL_typename(L, -1));
+    if (s->destroyed)
+      cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: streams[%d] has been destroyed", fn, r + 1);
+    streams[r] = &s->s;
+    lua_rawseti(L, keep, (lua_Integer)lua_rawlen(L, keep) + 1);
+  }
+  lua_pop(L, 1);
+}
+
+static cuarr_comm_op check_op(lua_State *L, int idx, const char *fn) {
+  if (lua_type(L, idx) != LUA_TSTRING)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                    "%s: the reduction must be a string (\"sum\", \"prod\", \"max\", \"min\", "
+                    "\"avg\"), got %s",
+                    fn, luaL_typename(L, idx));
+  cuarr_comm_op op;
+  if (!cuarr_comm_op_from_name(cuarr_lua_check_string(L, idx, "op"), &op))
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: unknown reduction '%s' (sum, prod, max, min or avg)",
+                    fn, lua_tostring(L, idx));
+  return op;
+}
+
+static int check_root(lua_State *L, const lua_comm *c, int idx, const char *fn) {
+  lua_Integer root = cuarr_lua_check_integer(L, idx, "root");
+  if (root < 0 || root >= c->n)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: root %lld is not a rank (0 to %d)", fn,
+                    (long long)root, c->n - 1);
+  return (int)root;
+}
+
+/* What a collective's call reads: the parts (and outs), the streams, in a userdata the GC owns
+ * should anything raise. */
+typedef struct call_state {
+  cuarr_array parts[CUARR_MAX_DEVICES];
+  cuarr_array outs[CUARR_MAX_DEVICES];
+  cuarr_stream *streams[CUARR_MAX_DEVICES];
+} call_state;
+
+typedef enum which { ALL_REDUCE, REDUCE, BROADCAST, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL } which;
+
+/* comm:<fn>(parts, ...): positional outs at outs_idx (0: opts.out, for the in-place kinds), op
+ * at op_idx (0: none), root at root_idx (0: none), options at opts_idx. */
+static int collective(lua_State *L, which w, const char *fn, int outs_idx, int op_idx, int root_idx,
+                      int opts_idx) {
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  cuarr_lua_check_max_args(L, opts_idx, fn);
+  lua_comm *c = check_comm(L, 1, fn);
+  lua_settop(L, opts_idx);
+  if (!lua_isnil(L, opts_idx) && (!lua_istable(L, opts_idx) || lua_getmetatable(L, opts_idx)))
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #%d must be an options table, got %s",
+                           fn, opts_idx - 1, luaL_typename(L, opts_idx));
+  static const char *const in_place_keys[] = {"out", "streams", NULL};
+  static const char *const keys[] = {"streams", NULL};
+  if (lua_istable(L, opts_idx))
+    cuarr_lua_check_options(L, opts_idx, fn, outs_idx ? keys : in_place_keys);
+  cuarr_comm_op op = op_idx ? check_op(L, op_idx, fn) : CUARR_COMM_SUM;
+  int root = root_idx ? check_root(L, c, root_idx, fn) : 0;
+  call_state *cs = lua_newuserdatauv(L, sizeof *cs, 0);
+  lua_newtable(L);
+  int keep = lua_gettop(L);
+  read_arrays(L, S, c, 2, keep, fn, "parts", cs->parts);
+  bool has_outs = false;
+  if (outs_idx) {
+    read_arrays(L, S, c, outs_idx, keep, fn, "outs", cs->outs);
+    has_outs = true;
+  } else if (cuarr_lua_get_option(L, opts_idx, "out") != LUA_TNIL) {
+    read_arrays(L, S, c, lua_gettop(L), keep, fn, "out", cs->outs);
+    has_outs = true;
+  }
+  read_streams(L, S, c, opts_idx, keep, fn, cs->streams);
+  cuarr_comm_call call = {cs->parts, has_outs ? cs->outs : NULL, cs->streams,
+                          cuarr_lua_context(S, c->devices[0])->reclaim};
+  cuarr_status s = CUARR_OK;
+  switch (w) {
+  case ALL_REDUCE: s = cuarr_comm_all_reduce(c->c, &call, op); break;
+  case REDUCE: s = cuarr_comm_reduce(c->c, &call, op, root); break;
+  case BROADCAST: s = cuarr_comm_broadcast(c->c, &call, root); break;
+  case ALL_GATHER: s = cuarr_comm_all_gather(c->c, &call); break;
+  case REDUCE_SCATTER: s = cuarr_comm_reduce_scatter(c->c, &call, op); break;
+  case ALL_TO_ALL: s = cuarr_comm_all_to_all(c->c, &call); break;
+  }
+  CUARR_LUA_TRY(L, s);
+  return 0;
+}
+
+/* comm:all_reduce(parts, op[, {out=, streams=}]) */
+static int comm_all_reduce(lua_State *L) {
+  return collective(L, ALL_REDUCE, "all_reduce", 0, 3, 0, 4);
+}
+/* comm:reduce(parts, op, root[, {out=, streams=}]) */
+static int comm_reduce(lua_State *L) { return collective(L, REDUCE, "reduce", 0, 3, 4, 5); }
+/* comm:broadcast(parts, root[, {out=, streams=}]) */
+static int comm_broadcast(lua_State *L) {
+  return collective(L, BROADCAST, "broadcast", 0, 0, 3, 4);
+}
+/* comm:all_gather(parts, outs[, {streams=}]) */
+static int comm_all_gather(lua_State *L) {
+  return collective(L, ALL_GATHER, "all_gather", 3, 0, 0, 4);
+}
+/* comm:reduce_scatter(parts, outs, op[, {streams=}]) */
+static int comm_reduce_scatter(lua_State *L) {
+  return collective(L, REDUCE_SCATTER, "reduce_scatter", 3, 4, 0, 5);
+}
+/* comm:all_to_all(parts, outs[, {streams=}]) */
+static int comm_all_to_all(lua_State *L) {
+  return collective(L, ALL_TO_ALL, "all_to_all", 3, 0, 0, 4);
+}
+
+/* comm:send_recv({{src1, dst1}, {src2, dst2}, ...}[, {streams=}]) */
+static int comm_send_recv(lua_State *L) {
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  static const char *const fn = "send_recv";
+  cuarr_lua_check_max_args(L, 3, fn);
+  lua_comm *c = check_comm(L, 1, fn);
+  lua_settop(L, 3);
+  if (!lua_isnil(L, 3) && (!lua_istable(L, 3) || lua_getmetatable(L, 3)))
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #2 must be an options table, got %s",
+                           fn, luaL_typename(L, 3));
+  static const char *const keys[] = {"streams", NULL};
+  if (lua_istable(L, 3))
+    cuarr_lua_check_options(L, 3, fn, keys);
+  if (!lua_istable(L, 2) || lua_getmetatable(L, 2))
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                           "%s: argument #1 must be a sequence of {source, destination} pairs, "
+                           "got %s",
+                           fn, luaL_typename(L, 2));
+  lua_Integer n = cuarr_lua_len(L, 2, "pairs");
+  if (n < 0 || n > 1 << 20)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: %lld pairs", fn, (long long)n);
+  size_t bytes = (size_t)(n ? n : 1) * sizeof(cuarr_array);
+  cuarr_array *src = lua_newuserdatauv(L, bytes, 0);
+  cuarr_array *dst = lua_newuserdatauv(L, bytes, 0);
+  cuarr_stream **streams = lua_newuserdatauv(L, CUARR_MAX_DEVICES * sizeof *streams, 0);
+  lua_newtable(L);
+  int keep = lua_gettop(L);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_geti(L, 2, i);
+    int pair = lua_gettop(L);
+    if (!lua_istable(L, pair) || cuarr_lua_to_array_in(L, S, pair))
+      return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                             "%s: pairs[%lld] must be a {source, destination} table, got %s", fn,
+                             (long long)i, luaL_typename(L, pair));
+    if (cuarr_lua_len(L, pair, "pair") != 2)
+      return cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                             "%s: pairs[%lld] must hold two arrays, source and destination", fn,
+                             (long long)i);
+    for (int k = 1; k <= 2; k++) {
+      lua_geti(L, pair, k);
+      cuarr_array *a = cuarr_lua_to_array_in(L, S, -1);
+      if (!a)
+        return cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: pairs[%lld][%d] must be an array, got %s",
+                               fn, (long long)i, k, luaL_typename(L, -1));
+      cuarr_lua_check_live(L, a);
+      (k == 1 ? src : dst)[i - 1] = *a;
+      lua_rawseti(L, keep, (lua_Integer)lua_rawlen(L, keep) + 1);
+    }
+    lua_settop(L, keep);
+  }
+  read_streams(L, S, c, 3, keep, fn, streams);
+  CUARR_LUA_TRY(L, cuarr_comm_send_recv(c->c, (int)n, src, dst, streams,
+                                        cuarr_lua_context(S, c->devices[0])->reclaim));
+  return 0;
+}
+
+/* comm:send / comm:recv: one process posts both halves together. */
+static int comm_send(lua_State *L) {
+  check_comm_object(L, 1);
+  return cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                         "send: a communicator of one process over several devices sends with "
+                         "comm:send_recv{{source, destination}, ...}, which posts each send with "
+                         "its receive (a send alone would wait forever)");
+}
+
+static int comm_recv(lua_State *L) {
+  check_comm_object(L, 1);
+  return cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                         "recv: a communicator of one process over several devices receives with "
+                         "comm:send_recv{{source, destination}, ...}, which posts each receive "
+                         "with its send");
+}
+
+/* comm:destroy(), <close> and __gc: idempotent. */
+static int comm_destroy(lua_State *L) {
+  lua_comm *c = check_comm_object(L, 1);
+  cuarr_lua_check_max_args(L, 1, "destroy");
+  cuarr_comm *inner = c->c;
+  c->c = NULL;
+  if (inner)
+    CUARR_LUA_TRY(L, cuarr_comm_destroy(inner));
+  return 0;
+}
+
+static int comm_close(lua_State *L) {
+  lua_comm *c = check_comm_object(L, 1);
+  cuarr_comm *inner = c->c;
+  c->c = NULL;
+  if (inner)
+    CUARR_LUA_TRY(L, cuarr_comm_destroy(inner));
+  return 0;
+}
+
+static int comm_gc(lua_State *L) {
+  lua_comm *c = check_comm_object(L, 1);
+  cuarr_comm *inner = c->c;
+  c->c = NULL;
+  if (inner)
+    cuarr_comm_destroy(inner); /* nowhere to raise from a finaliser */
+  return 0;
+}
+
+static int comm_tostring(lua_State *L) {
+  lua_comm *c = check_comm_object(L, 1);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  luaL_addstring(&b, "<cuarr.Communicator ");
+  if (!c->c)
+    luaL_addstring(&b, "destroyed ");
+  lua_pushfstring(L, "%d rank%s on devices ", c->n, c->n == 1 ? "" : "s");
+  luaL_addvalue(&b);
+  for (int r = 0; r < c->n; r++) {
+    lua_pushfstring(L, r ? ", %d" : "%d", c->devices[r]);
+    luaL_addvalue(&b);
+  }
+  luaL_addstring(&b, ">");
+  luaL_pushresult(&b);
+  return 1;
+}
+
+static void field_size(lua_State *L, void *self) { lua_pushinteger(L, ((lua_comm *)self)->n); }
+
+static void field_devices(lua_State *L, void *self) {
+  const lua_comm *c = self;
+  lua_createtable(L, c->n, 0);
+  for (int r = 0; r < c->n; r++) {
+    cuarr_lua_push_device(L, c->devices[r]);
+    lua_rawseti(L, -2, r + 1);
+  }
+}
+
+static void field_destroyed(lua_State *L, void *self) {
+  lua_pushboolean(L, ((lua_comm *)self)->c == NULL);
+}
+
+static const luaL_Reg comm_methods[] = {
+    {"all_reduce", comm_all_reduce},
+    {"reduce", comm_reduce},
+    {"broadcast", comm_broadcast},
+    {"all_gather", comm_all_gather},
+    {"reduce_scatter", comm_reduce_scatter},
+    {"all_to_all", comm_all_to_all},
+    {"send_recv", comm_send_recv},
+    {"send", comm_send},
+    {"recv", comm_recv},
+    {"destroy", comm_destroy},
+    {NULL, NULL},
+};
+
+static const luaL_Reg comm_metamethods[] = {
+    {"__gc", comm_gc},
+    {"__close", comm_close},
+    {"__tostring", comm_tostring},
+    {NULL, NULL},
+};
+
+static const cuarr_lua_field comm_fields[] = {
+    {"size", field_size},
+    {"devices", field_devices},
+    {"destroyed", field_destroyed},
+    {NULL, NULL},
+};
+
+const cuarr_lua_class cuarr_lua_communicator_class = {
+    .id = CUARR_LUA_COMMUNICATOR_CLASS,
+    .name = "Communicator",
+    .metatable = CUARR_LUA_COMMUNICATOR_MT,
+    .methods = comm_methods,
+    .metamethods = comm_metamethods,
+    .fields = comm_fields,
+    .check = check_comm_object,
+    .no_such_key = "Communicator has no field or method '%s'",
+    .extendable = true,
+};
+
+/* core.distributed = {init = ...}: the front end (lua/cuarr/distributed.lua) completes it. */
+void cuarr_lua_open_comm(lua_State *L, const cuarr_lua_module *m) {
+  static const luaL_Reg functions[] = {
+      {"init", l_init},
+      {NULL, NULL},
+  };
+  lua_newtable(L);
+  cuarr_lua_set_functions(L, m, -1, functions);
+  lua_setfield(L, m->functions, "distributed");
+}
