@@ -111,7 +111,8 @@ $(FAKE_LIBCUDA): tools/fake_cuda/fake_cuda.c tools/fake_cuda/cubin_elf.c tools/f
 	  -fvisibility=hidden -Isrc -Isrc/core -I$(CUDA_HOME)/include -o $@ $<
 
 FAKE_DRIVER_CTESTS := $(addprefix $(BUILD)/ctest/,test_device_facts test_elementwise_key \
-                        test_reclaim_frees_input test_fake_cubin test_raw_module)
+                        test_reclaim_frees_input test_fake_cubin test_raw_module \
+                        test_comm_checks)
 $(FAKE_DRIVER_CTESTS): $(FAKE_LIBCUDA)
 $(FAKE_DRIVER_CTESTS): private ALL_CFLAGS += -DCUARR_FAKE_LIBCUDA='"$(CURDIR)/$(FAKE_LIBCUDA)"'
 
