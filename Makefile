@@ -56,15 +56,16 @@ $(MODULE): $(MODULE_OBJECTS)
 
 # The device sort engine: CUB's radix sorts compiled ahead of time by nvcc from
 # src/core/sort/cub/radix_sort.cu into a library beside core.so, which core.so opens with dlopen
-# on the first device sort (src/core/sort/sort_loader.c); nothing compiles CUB at run time.  Four
-# unsigned key widths (every dtype is mapped onto them), cubins for sm_90 and sm_80 and PTX for
-# the GPUs after (the driver JIT-compiles it once); the CUDA runtime linked in statically and its
-# symbols and CUB's kept inside.  Without nvcc the module builds alone (device sorts are then a
-# NotAvailable error) and make says so.
+# on the first device sort (src/core/sort/sort_loader.c); nothing compiles CUB at run time.  A
+# few key types (every dtype is mapped onto them), cubins for sm_90 and sm_80 and PTX for the
+# GPUs after (the driver JIT-compiles it once), the architectures compiled in parallel
+# (--threads 0); the CUDA runtime linked in statically and its symbols and CUB's kept inside.
+# Without nvcc the module builds alone (device sorts are then a NotAvailable error) and make
+# says so.
 $(SORT_LIB): src/core/sort/cub/radix_sort.cu src/core/sort/key_transform.h \
              src/core/sort/sort_library.h
 	@mkdir -p $(dir $@)
-	$(NVCC) -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden \
+	$(NVCC) -O3 -std=c++17 --threads 0 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden \
 	  -DCUB_WRAPPED_NAMESPACE=cuarr_cub -DTHRUST_WRAPPED_NAMESPACE=cuarr_thrust $(SORT_GENCODE) \
 	  -shared -cudart static -Xlinker --exclude-libs=ALL -o $@ $<
 .PHONY: sort-lib-skipped

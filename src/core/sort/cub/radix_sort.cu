@@ -3,14 +3,18 @@
  * ahead of time by nvcc when cuarr is built (DESIGN 6: nothing compiles CUB at run time).
  * core.so opens it with dlopen (sort/sort_loader.c); its C interface is sort_library.h.
  *
- * Every dtype reaches CUB as unsigned keys of its width (sort/key_transform.h), so CUB is
- * instantiated for four key types only: keys alone and keys with int64 values, a one-segment
- * radix sort (onesweep) and a segmented stable sort.  One pass encodes the keys (gathering them
- * through a permutation for lexsort, writing the 1-based indices for argsort in the same pass),
- * CUB sorts them in place between two buffers (DoubleBuffer: no extra copy), and one pass decodes
- * them into the caller's output for sort.  A sort of one long row, or of a few rows of a million
- * keys or more, is CUB's onesweep per row; many rows go through DeviceSegmentedSort, whose
- * warp- and block-sized paths suit rows of 8 as well as rows of thousands.
+ * The common case, a sort that returns only the keys of one row (or of a few long ones), goes
+ * straight through CUB's SortKeys with CUB's own key type for the dtype: the integers natively
+ * (CUB's twiddle is cuarr's for them), floats as float_key, whose twiddle is key_transform.h's
+ * map; no pass but CUB's touches the keys.  Everything else (argsort, lexsort's steps, many
+ * rows, a row of 2^32 keys or more) reaches CUB as unsigned keys of the dtype's width, so CUB is
+ * instantiated there for four key types only, keys alone and with int64 values, onesweep and a
+ * segmented stable sort: one pass encodes the keys (gathering them through a permutation for
+ * lexsort, writing the 1-based indices for argsort in the same pass), CUB sorts them in place
+ * between two buffers (DoubleBuffer: no extra copy), and one pass decodes them into the
+ * caller's output for sort.  A few rows of a million keys or more are sorted one onesweep each;
+ * many rows go through DeviceSegmentedSort, whose warp- and block-sized paths suit rows of 8 as
+ * well as rows of thousands (its merge sorts compare keys with <, so they get unsigned keys).
  */
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_sort.cuh>
@@ -27,6 +31,31 @@
  * another CUB in the process (the embedder's, a library's) never shares their symbols. */
 namespace cub = CUB_NS_QUALIFIER;
 namespace thrust = THRUST_NS_QUALIFIER;
+
+/* A float's bits as CUB's key type for a sort that returns the keys: CUB's radix passes apply
+ * NumericTraits' TwiddleIn as they read each key and TwiddleOut as they write it, so with
+ * key_transform.h's bijective map there the keys are transformed inside CUB's own passes, with
+ * no pass of cuarr's before or after (CUB's native float order puts negative NaNs first). */
+template <typename U> struct float_key { U bits; };
+
+CUB_NAMESPACE_BEGIN
+template <typename U> struct NumericTraits<float_key<U>> {
+  using UnsignedBits = U;
+  static constexpr U LOWEST_KEY = U(0);
+  static constexpr U MAX_KEY = U(~U(0));
+  static __host__ __device__ __forceinline__ U TwiddleIn(U key) {
+    return (U)cuarr_sk_encode(key, CUARR_SK_FLOAT, (int)sizeof(U), 0);
+  }
+  static __host__ __device__ __forceinline__ U TwiddleOut(U key) {
+    return (U)cuarr_sk_decode(key, CUARR_SK_FLOAT, (int)sizeof(U));
+  }
+
+private:
+  /* Tuned as the unsigned integers of its size (CUB's tunings go by the key's size). */
+  friend struct detail::is_primitive_impl;
+  static constexpr bool is_primitive = true;
+};
+CUB_NAMESPACE_END
 
 namespace {
 
@@ -169,6 +198,69 @@ template <typename K> struct sorter {
   }
 };
 
+/* A sort that returns only the keys, of rows onesweep sorts one by one (see sorter::per_row)
+ * shorter than 2^32: CUB's SortKeys from keys_in to keys_out with CUB's own key type for the
+ * dtype (its twiddle is key_transform.h's for integers, and float_key's for floats), so no pass
+ * but CUB's touches the keys.  A sort in place copies the keys into the temporary storage first
+ * (CUB's SortKeys reads and writes different buffers); the storage always has room for it. */
+template <typename T> struct fused {
+  static bool eligible(int64_t n, int64_t seg_len, bool keys, bool indices, bool perm) {
+    if (!keys || indices || perm || seg_len > int64_t(UINT32_MAX))
+      return false;
+    const int64_t rows = n / seg_len;
+    return rows == 1 || (seg_len >= LONG_ROW && rows <= FEW_ROWS);
+  }
+
+  static cudaError_t layout(int64_t n, int64_t seg_len, size_t &cub_at, size_t &cub_bytes,
+                            size_t &total) {
+    cub_bytes = 0;
+    cudaError_t e =
+        cub::DeviceRadixSort::SortKeys(nullptr, cub_bytes, (const T *)nullptr, (T *)nullptr,
+                                       (uint32_t)seg_len, 0, 8 * (int)sizeof(T), (cudaStream_t)0);
+    cub_at = align_up((size_t)n * sizeof(T));
+    total = cub_at + align_up(cub_bytes);
+    return e;
+  }
+
+  static int run(const void *keys_in, void *keys_out, int64_t n, int64_t seg_len, char *temp,
+                 size_t temp_bytes, cudaStream_t stream) {
+    size_t cub_at, cub_bytes, total;
+    cudaError_t e = layout(n, seg_len, cub_at, cub_bytes, total);
+    if (e != cudaSuccess)
+      return (int)e;
+    if (temp_bytes < total)
+      return (int)cudaErrorInvalidValue;
+    const T *src = (const T *)keys_in;
+    if (keys_in == keys_out) {
+      e = cudaMemcpyAsync(temp, keys_in, (size_t)n * sizeof(T), cudaMemcpyDeviceToDevice, stream);
+      src = (const T *)temp;
+    }
+    for (int64_t at = 0; at < n && e == cudaSuccess; at += seg_len) {
+      size_t bytes = cub_bytes;
+      e = cub::DeviceRadixSort::SortKeys(temp + cub_at, bytes, src + at, (T *)keys_out + at,
+                                         (uint32_t)seg_len, 0, 8 * (int)sizeof(T), stream);
+    }
+    return (int)e;
+  }
+};
+
+/* CUB's key type for a keys-only sort of (kind, width), passed to call as a type tag. */
+template <typename F> int by_key_type(int kind, int width, F call) {
+  if (kind == CUARR_SORT_KIND_FLOAT)
+    return width == 2   ? call(float_key<uint16_t>{})
+           : width == 4 ? call(float_key<uint32_t>{})
+                        : call(float_key<uint64_t>{});
+  if (kind == CUARR_SORT_KIND_SIGNED)
+    return width == 1   ? call(int8_t{})
+           : width == 2 ? call(int16_t{})
+           : width == 4 ? call(int32_t{})
+                        : call(int64_t{});
+  return width == 1   ? call(uint8_t{})
+         : width == 2 ? call(uint16_t{})
+         : width == 4 ? call(uint32_t{})
+                      : call(uint64_t{});
+}
+
 template <typename K>
 int temp_bytes_t(int64_t n, int64_t seg_len, int want_keys, int want_indices, size_t *bytes) {
   if (n <= 0 || seg_len <= 0) {
@@ -257,6 +349,12 @@ EXPORT int cuarr_sort_lib_temp_bytes(int kind, int width, int64_t n, int64_t seg
                                      int want_indices, size_t *bytes) {
   if (!valid(kind, width) || !bytes)
     return (int)cudaErrorInvalidValue;
+  if (n > 0 && seg_len > 0 &&
+      fused<uint8_t>::eligible(n, seg_len, want_keys != 0, want_indices != 0, false))
+    return by_key_type(kind, width, [&](auto tag) {
+      size_t cub_at, cub_bytes;
+      return (int)fused<decltype(tag)>::layout(n, seg_len, cub_at, cub_bytes, *bytes);
+    });
 #define TEMP_(K) temp_bytes_t<K>(n, seg_len, want_keys, want_indices, bytes)
   BY_WIDTH(width, TEMP_)
 #undef TEMP_
@@ -267,6 +365,13 @@ EXPORT int cuarr_sort_lib_run(int kind, int width, const void *keys_in, const in
                               void *temp, size_t temp_bytes, void *stream) {
   if (!valid(kind, width))
     return (int)cudaErrorInvalidValue;
+  if (n > 0 && seg_len > 0 && n % seg_len == 0 &&
+      fused<uint8_t>::eligible(n, seg_len, keys_out != nullptr, indices_out != nullptr,
+                               perm != nullptr))
+    return by_key_type(kind, width, [&](auto tag) {
+      return fused<decltype(tag)>::run(keys_in, keys_out, n, seg_len, (char *)temp, temp_bytes,
+                                       (cudaStream_t)stream);
+    });
 #define RUN_(K)                                                                                    \
   run_t<K>(kind, (const K *)keys_in, perm, (K *)keys_out, indices_out, n, seg_len, (char *)temp,   \
            temp_bytes, (cudaStream_t)stream)
