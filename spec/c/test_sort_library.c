@@ -108,8 +108,8 @@ static uint64_t bits_of_float(float f) {
 }
 
 static void test_wide_float_keys(void) {
-  const double values[] = {-INFINITY, -1e300, -2.5, -1e-310, -0.0, 0.0, 1e-310, 1.0, 3e300,
-                           INFINITY};
+  const double values[] = {-INFINITY, -1e300, -2.5, -1e-310, -0.0,
+                           0.0,       1e-310, 1.0,  3e300,   INFINITY};
   const int n = (int)(sizeof values / sizeof values[0]);
   char why[200] = "";
   for (int i = 0; i + 1 < n && !why[0]; i++) {

@@ -86,12 +86,12 @@ static int l_searchsorted_rows(lua_State *L) {
   const cuarr_array *sorted = cuarr_lua_array_arg(L, S, 1, "searchsorted");
   const cuarr_array *values = cuarr_lua_array_arg(L, S, 2, "searchsorted");
   const bool right = lua_toboolean(L, 3);
-  const cuarr_array *sorter = lua_isnoneornil(L, 4) ? NULL : cuarr_lua_array_arg(L, S, 4,
-                                                                                  "searchsorted");
+  const cuarr_array *sorter =
+      lua_isnoneornil(L, 4) ? NULL : cuarr_lua_array_arg(L, S, 4, "searchsorted");
   cuarr_array *out = cuarr_lua_push_array(L, 0);
   const int device = cuarr_array_device(sorted);
-  CUARR_LUA_TRY(L, cuarr_searchsorted(cuarr_lua_context(S, device), sorted, values, right, sorter,
-                                      out));
+  CUARR_LUA_TRY(
+      L, cuarr_searchsorted(cuarr_lua_context(S, device), sorted, values, right, sorter, out));
   account(L, S, out);
   return 1;
 }
