@@ -1075,6 +1075,35 @@ CUARR_API cuarr_status cuarr_comm_send_recv(cuarr_comm *c, int n, const cuarr_ar
                                             const cuarr_array *dst, cuarr_stream *const *streams,
                                             cuarr_reclaim reclaim);
 
+/* ---------------------------------------------------------------- counting */
+
+/* How cuarr_bin_count finds an element's bin. */
+typedef enum cuarr_bin_rule {
+  CUARR_BIN_VALUE,   /* the value itself (NumPy's bincount): integers in [0, nbins) */
+  CUARR_BIN_UNIFORM, /* evenly spaced edges: the bin computed from the value as NumPy's histogram
+                        does, then moved until the edges agree */
+  CUARR_BIN_EDGES    /* any increasing edges: a binary search */
+} cuarr_bin_rule;
+/* out[b] = how many elements of x (any shape and strides) fall in bin b, or the sum of their
+ * weights (an array of x's shape, any dtype).  VALUE: x holds bools or integers (a
+ * CUARR_TYPE_ERROR otherwise) and an element is in bin x; values outside [0, nbins) are not
+ * counted (the caller checks them when that is an error).  UNIFORM and EDGES: edges is a 1-D
+ * array of nbins + 1 increasing values (nbins >= 1; not checked: the caller checks what it did
+ * not compute), any real dtype, where x is, and lo and hi are its first and last values, as
+ * doubles; an element is compared as a double (exact for every dtype but 64-bit integers past
+ * 2^53) and falls in bin i when edges[i] <= x < edges[i + 1], the last bin closed (x == hi);
+ * with equal edges, in the last bin that starts at or below x; NaN and values outside [lo, hi]
+ * are in none.  *out is allocated here (out->buf NULL; CUARR_VALUE_ERROR otherwise), 1-D
+ * [nbins]: int64 counts, or sums of bool and integer weights in int64 (wrapping), float64 sums
+ * of float weights.  Device arrays: a fill and one kernel launch (the bins privatised per block
+ * in shared memory when they fit, global atomics otherwise; float sums in an unspecified order),
+ * nothing synchronised; host arrays: a C loop.  Operands that are not C-contiguous are copied
+ * first. */
+CUARR_API cuarr_status cuarr_bin_count(cuarr_context *ctx, const cuarr_array *x,
+                                       cuarr_bin_rule rule, int64_t nbins,
+                                       const cuarr_array *edges, double lo, double hi,
+                                       const cuarr_array *weights, cuarr_array *out);
+
 /* ---------------------------------------------------------------- diagnostics */
 
 /* The oldest warning the core queued on this thread (e.g. "the kernel cache directory ... is

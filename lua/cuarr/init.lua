@@ -206,6 +206,8 @@ require("cuarr.take")(M, cpu, core)
 require("cuarr.distributed")(M, cpu, core)
 -- sort, argsort, partition, lexsort, searchsorted (lua/cuarr/sort.lua).
 require("cuarr.sort")(M, cpu, core)
+-- bincount, histogram, histogram_bin_edges, digitize (lua/cuarr/histogram.lua).
+require("cuarr.histogram")(M, cpu, core)
 
 -- Error objects carry .kind and .message; this tells them from other errors.
 function M.is_error(e, kind)

@@ -205,6 +205,7 @@ void cuarr_lua_open_mask(lua_State *L, const cuarr_lua_module *m);     /* mask.c
 void cuarr_lua_open_rearrange(lua_State *L, const cuarr_lua_module *m); /* rearrange.c */
 void cuarr_lua_open_sort(lua_State *L, const cuarr_lua_module *m);      /* sort.c */
 void cuarr_lua_open_take(lua_State *L, const cuarr_lua_module *m);      /* take.c */
+void cuarr_lua_open_histogram(lua_State *L, const cuarr_lua_module *m); /* histogram.c */
 void cuarr_lua_open_comm(lua_State *L, const cuarr_lua_module *m);      /* comm.c */
 
 /* ---- mask.c */

@@ -53,6 +53,7 @@ static void (*const parts[])(lua_State *L, const cuarr_lua_module *m) = {
     cuarr_lua_open_rearrange,
     cuarr_lua_open_sort,
     cuarr_lua_open_take,
+    cuarr_lua_open_histogram,
     cuarr_lua_open_comm,
 };
 
