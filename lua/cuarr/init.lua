@@ -208,6 +208,8 @@ require("cuarr.distributed")(M, cpu, core)
 require("cuarr.sort")(M, cpu, core)
 -- bincount, histogram, histogram_bin_edges, digitize (lua/cuarr/histogram.lua).
 require("cuarr.histogram")(M, cpu, core)
+-- isin, in1d, intersect1d, union1d, setdiff1d, setxor1d (lua/cuarr/sets.lua).
+require("cuarr.sets")(M, cpu, core)
 
 -- Error objects carry .kind and .message; this tells them from other errors.
 function M.is_error(e, kind)
