@@ -50,7 +50,8 @@ static void test_library(void) {
   check(name && name(2) && strcmp(name(2), "cudaErrorMemoryAllocation") == 0,
         "sort library names CUDA runtime errors (2 is cudaErrorMemoryAllocation)",
         name && name(2) ? name(2) : "NULL");
-  dlclose(h);
+  /* Left open, as core.so leaves it: what its CUDA runtime allocated stays reachable (no
+   * LeakSanitizer report under make sanitize). */
 #else
   printf("ok - sort library exports # skip: no CUARR_SORT_LIB\n");
 #endif
