@@ -406,7 +406,9 @@ return function(M, cpu, core)
     local xp = ns(a)
     if total == 0 then return xp.empty(shape, a.dtype) end
     local take = xp.take
-    if take then -- one gather, the indices (1-based) built here
+    -- one gather, the indices (1-based) built here; "clip" as they are all in range: the
+    -- default "raise" would read back the device's check, a synchronisation for nothing
+    if take then
       local idx, k = {}, 0
       for i = 1, n do
         for _ = 1, counts[i] do
@@ -414,7 +416,7 @@ return function(M, cpu, core)
           idx[k] = i
         end
       end
-      return take(a, xp.array(idx, "int64"), ax)
+      return take(a, xp.array(idx, "int64"), ax, { mode = "clip" })
     end
     -- without take: one concatenate of slabs, runs of single counts taken whole
     local pieces, i = {}, 1
