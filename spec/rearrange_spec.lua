@@ -810,6 +810,26 @@ for _, b in ipairs(H.backends) do
   end)
 end
 
+describe("large flips on the device", function()
+  -- Many grid-stride rounds of the reversed-run copy, compared with the host's flip (C loops).
+  H.gpu_it("flip copies of 2^22 (+ 0, 5 and 9) elements match the host's", function()
+    for _, dt in ipairs { "bool", "int8", "float16", "float32", "uint64" } do
+      for _, extra in ipairs { 0, 5, 9 } do
+        local n = (1 << 22) + extra
+        -- values that differ from their neighbours in every dtype (float16 holds them exactly)
+        local h = cpu.arange(n):remainder(dt == "bool" and 3 or 2039):astype(dt)
+        local d = cuarr.asarray(h)
+        local want = cuarr.asarray(cpu.flip(h):copy())
+        local got = cuarr.flip(d):copy()
+        assert.is_true(got:equal(want):all():item(), dt .. " " .. n)
+        local view = d[{ { 2, -1 } }] -- one element in: the vectors no longer line up
+        local want_view = cuarr.asarray(cpu.flip(h[{ { 2, -1 } }]):copy())
+        assert.is_true(cuarr.flip(view):copy():equal(want_view):all():item(), dt .. " view")
+      end
+    end
+  end)
+end)
+
 describe("rearranging functions on device arrays stay on the device", function()
   H.gpu_it("results are device arrays; host results host arrays", function()
     local d = cuarr.arange(12):reshape(3, 4)
