@@ -5,7 +5,7 @@ local _ = H
 
 describe("examples", function()
   for _, name in ipairs { "quickstart", "elementwise", "reductions", "streams", "memory",
-                          "vectorize", "jit", "random", "fuse", "linalg" } do
+                          "vectorize", "jit", "random", "fuse", "linalg", "indexing" } do
     it(name .. ".lua runs", function()
       local p = assert(io.popen("lua5.4 examples/" .. name .. ".lua 2>&1"))
       local out = p:read("a")
