@@ -41,8 +41,14 @@ template <typename U> struct float_key { U bits; };
 CUB_NAMESPACE_BEGIN
 template <typename U> struct NumericTraits<float_key<U>> {
   using UnsignedBits = U;
-  static constexpr U LOWEST_KEY = U(0);
-  static constexpr U MAX_KEY = U(~U(0));
+  /* CUB's LOWEST_KEY and MAX_KEY are raw keys whose twiddled forms are the least and the
+   * greatest (it pads partial tiles with MAX_KEY and twiddles it as it does the keys): the
+   * inverse map of 0 (-inf) and of all ones (the negative NaN of payload 1). */
+  static constexpr U MANTISSA = sizeof(U) == 2   ? U(0x3ffu)
+                                : sizeof(U) == 4 ? U(0x7fffffu)
+                                                 : U(0xfffffffffffffull);
+  static constexpr U LOWEST_KEY = U(~MANTISSA);
+  static constexpr U MAX_KEY = U(~U(MANTISSA - 1));
   static __host__ __device__ __forceinline__ U TwiddleIn(U key) {
     return (U)cuarr_sk_encode(key, CUARR_SK_FLOAT, (int)sizeof(U), 0);
   }
