@@ -384,7 +384,8 @@ fuzz-run: all $(SAN_LUA) $(FAKE_LIBCUDA)
 # headers, the C tests, the benchmarks' and tools' C, and the CUDA C of kernels/.  `make lint`
 # fails on a file that `make format` would change.
 FORMATTED := $(SOURCES) $(HEADERS) $(sort $(wildcard spec/c/*.c spec/c/*.h)) \
-             $(sort $(wildcard bench/*.c)) $(sort $(shell find tools -name '*.c')) $(KERNELS)
+             $(sort $(wildcard bench/*.c)) $(sort $(shell find tools -name '*.c')) $(KERNELS) \
+             $(sort $(wildcard src/core/sort/cub/*.cu))
 CLANG_FORMAT ?= clang-format
 
 lint:
