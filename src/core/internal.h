@@ -20,6 +20,12 @@ void cuarr_device_context_pop(CUcontext saved);
 /* The device's compute capability as major*10+minor (90 for sm_90): its facts' arch. */
 cuarr_status cuarr_device_arch(int device, int *arch);
 
+/* ---- cuda/peer.c */
+/* Let device's context access peer's memory (cuCtxEnablePeerAccess), tried once per ordered
+ * pair and thread-safe; whether it is on.  Never fails: without it copies between the two go
+ * the driver's staged way. */
+bool cuarr_peer_enable(int device, int peer);
+
 /* ---- compile/nvrtc.c : CUDA C compiled to a cubin (no GPU needed) */
 /* Compile `source` for sm_<arch> to a cubin (malloc'd, caller frees).  Fails with
  * CUARR_COMPILE_ERROR carrying NVRTC's log and the source lines it points at, or

@@ -169,6 +169,11 @@ static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
    * allocation). */
   if (s == CUARR_OK)
     s = cuarr_both_still_live(src, dst);
+  if (s == CUARR_OK && nbytes_of(&csrc) > 0) {
+    /* Peer access both ways, once per pair: the copy engines then move the bytes directly. */
+    cuarr_peer_enable(ddev, sdev);
+    cuarr_peer_enable(sdev, ddev);
+  }
   if (s == CUARR_OK)
     s = cuarr_device_activate(ddev);
   if (s == CUARR_OK && nbytes_of(&csrc) > 0)
