@@ -99,6 +99,10 @@ cuarr_status cuarr_host_fill_linear(const cuarr_array *dst, cuarr_scalar start, 
 /* Same device; src broadcast to dst's shape.  Overlapping operands of different layouts are
  * copied through a temporary. */
 cuarr_status cuarr_device_copy(cuarr_context *ctx, const cuarr_array *dst, const cuarr_array *src);
+/* The same with src on another device whose memory dst's device may read (cuarr_peer_enable
+ * said so): one launch on dst's device reads src where it is, any layout and dtype. */
+cuarr_status cuarr_device_copy_from_peer(cuarr_context *ctx, const cuarr_array *dst,
+                                         const cuarr_array *src);
 cuarr_status cuarr_device_fill(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar value);
 cuarr_status cuarr_device_fill_linear(cuarr_context *ctx, const cuarr_array *dst,
                                       cuarr_scalar start, cuarr_scalar step, bool last_is_stop,

@@ -20,6 +20,10 @@ cuarr_status cuarr_nccl_version(int *version) {
 }
 
 cuarr_status cuarr_comm_ready(void) {
+  /* Once true it stays so: the libraries are never unloaded. */
+  static _Atomic bool ready = false;
+  if (ready)
+    return CUARR_OK;
   CUARR_TRY(cuarr_load_driver());
   CUARR_TRY(cuarr_load_nccl());
   /* The driver NCCL's runtime will open is the object the soname libcuda.so.1 names; it must be
@@ -38,6 +42,7 @@ cuarr_status cuarr_comm_ready(void) {
                       "(CUARR_LIBCUDA): collectives are not available with it",
                       ours);
   }
+  ready = true;
   return CUARR_OK;
 }
 

@@ -104,8 +104,6 @@ extern cuarr_nccl_api cuarr_nccl;
 /* Open NCCL (once, thread-safe) and resolve every entry point.  On failure CUARR_NOT_AVAILABLE
  * naming what is missing and every place looked in (the same message on every later call). */
 cuarr_status cuarr_load_nccl(void);
-/* The path NCCL was opened from ("" before it is). */
-const char *cuarr_nccl_path(void);
 /* A failed NCCL call: CUARR_CUDA_ERROR "what: <NCCL's description> (ncclX)". */
 cuarr_status cuarr_nccl_check(ncclResult_t r, const char *what);
 

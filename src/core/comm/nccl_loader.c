@@ -144,8 +144,6 @@ cuarr_status cuarr_load_nccl(void) {
   return CUARR_OK;
 }
 
-const char *cuarr_nccl_path(void) { return nccl_status == CUARR_OK ? nccl_opened : ""; }
-
 cuarr_status cuarr_nccl_check(ncclResult_t r, const char *what) {
   static const char *const names[] = {
       "ncclSuccess",         "ncclUnhandledCudaError", "ncclSystemError", "ncclInternalError",

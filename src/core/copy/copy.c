@@ -138,16 +138,25 @@ static cuarr_status device_to_host(cuarr_context *ctx, const cuarr_array *dst,
   return s;
 }
 
-/* Between two devices: make src contiguous on its device, wait for src's device (its work
- * may still be writing src), copy the bytes peer to peer on dst's stream, convert on dst's
- * device if needed, and wait for the copy (src may be freed, and its memory reused on its own
- * device, as soon as this returns). */
+/* Between two devices: wait for src's device (its work may still be writing src), then either
+ * one launch on dst's device reading src where it is (peer access on, a strided or converting
+ * copy), or make src contiguous on its device, copy the bytes peer to peer on dst's stream (the
+ * copy engines) and convert on dst's device if needed; and wait for the copy (src may be freed,
+ * and its memory reused on its own device, as soon as this returns). */
 static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
                                      const cuarr_array *src) {
   CUARR_REFUSE_IN_CAPTURE("a copy between devices");
   int ddev = cuarr_array_device(dst), sdev = cuarr_array_device(src);
   CUstream stream = NULL;
   CUARR_TRY(cuarr_ctx_stream_for(ctx, ddev, &stream));
+  if (!bytes_match(dst, src) && cuarr_array_size(dst) > 0 && cuarr_peer_enable(ddev, sdev)) {
+    cuarr_status s = cuarr_device_synchronize(sdev);
+    if (s == CUARR_OK)
+      s = cuarr_device_copy_from_peer(ctx, dst, src);
+    if (s == CUARR_OK)
+      s = cuarr_cu_check(cuarr_cu.cuStreamSynchronize(stream), "peer copy");
+    return s;
+  }
   cuarr_context src_ctx = {NULL, cuarr_ctx_reclaim(ctx)};
   cuarr_array csrc, landing;
   bool csrc_made, landing_made = false;

@@ -423,11 +423,14 @@ static cuarr_status copy_staged(const cuarr_context *ctx, int device, CUstream s
   return s;
 }
 
-cuarr_status cuarr_device_copy(cuarr_context *ctx, const cuarr_array *dst, const cuarr_array *src) {
+/* across: src may be on another device whose memory dst's device reads (peer access on); two
+ * devices' arrays never overlap. */
+static cuarr_status device_copy(cuarr_context *ctx, const cuarr_array *dst, const cuarr_array *src,
+                                bool across) {
   int ddev, sdev;
   CUARR_TRY(device_of(dst, "the destination", &ddev));
   CUARR_TRY(device_of(src, "the source", &sdev));
-  if (ddev != sdev)
+  if (ddev != sdev && !across)
     return cuarr_fail(CUARR_VALUE_ERROR,
                       "the destination is on device %d and the source on device %d: a kernel "
                       "copy needs both on one device",
@@ -439,9 +442,18 @@ cuarr_status cuarr_device_copy(cuarr_context *ctx, const cuarr_array *dst, const
   if (cuarr_array_size(dst) == 0)
     return CUARR_OK;
   CUARR_TRY(cuarr_device_activate(ddev));
-  if (cuarr_array_may_overlap(dst, src) && !same_layout(dst, src, src_strides))
+  if (ddev == sdev && cuarr_array_may_overlap(dst, src) && !same_layout(dst, src, src_strides))
     return copy_staged(ctx, ddev, stream, dst, src);
   return copy_direct(ddev, stream, dst, src, src_strides);
+}
+
+cuarr_status cuarr_device_copy(cuarr_context *ctx, const cuarr_array *dst, const cuarr_array *src) {
+  return device_copy(ctx, dst, src, false);
+}
+
+cuarr_status cuarr_device_copy_from_peer(cuarr_context *ctx, const cuarr_array *dst,
+                                         const cuarr_array *src) {
+  return device_copy(ctx, dst, src, true);
 }
 
 /* ---------------------------------------------------------------- fills */
