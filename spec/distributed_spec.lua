@@ -407,16 +407,16 @@ describe("collectives over several devices", function()
     comm:all_reduce(parts, "sum")
     local total = n * (n + 1) // 2
     for r = 1, n do
-      local h = parts[r]:get()
+      local h = on(devs[r], function() return parts[r]:get() end)
       assert.are.equal(total, h[1])
       assert.are.equal(total, h[size])
-      assert.is_true(parts[r]:eq(total):all():item())
+      assert.is_true(on(devs[r], function() return parts[r]:eq(total):all():item() end))
     end
     -- strided views in place: the other columns untouched
     local bases, views = {}, {}
     for r, d in ipairs(devs) do
       bases[r] = on(d, function() return cuarr.full({ 5, 8 }, r, "int32") end)
-      views[r] = bases[r][{ {}, { 2, -1, 3 } }]
+      views[r] = on(d, function() return bases[r][{ {}, { 2, -1, 3 } }] end)
     end
     comm:all_reduce(views, "sum")
     for r = 1, n do
@@ -565,9 +565,11 @@ describe("copies between devices", function()
     local view = m[{ { 2, -1, 2 }, { 10, 1, -3 } }]
     local there = on(1, cuarr.asarray, view)
     assert.are.same(view:totable(), there:totable())
-    local dst = on(1, cuarr.zeros, { 3, 4 }, "float64")
-    on(1, function() dst[{ {}, {} }] = view end)
-    assert.are.same(view:astype("float64"):totable(), dst:totable())
+    local converted = on(1, cuarr.asarray, view, "float64")
+    assert.are.equal("float64", converted.dtype)
+    assert.are.same(view:astype("float64"):totable(), converted:totable())
+    local half = on(1, cuarr.asarray, m.T, "float16") -- a transpose, converting
+    assert.are.same(m.T:astype("float16"):totable(), half:totable())
     -- and back, after peer access was enabled both ways
     local back = on(0, cuarr.asarray, there)
     assert.are.same(view:totable(), back:totable())

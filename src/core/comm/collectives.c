@@ -221,8 +221,9 @@ static cuarr_status prepare(const cuarr_comm *c, const request *q, const cuarr_c
   rc->stream = rc->ctx.stream ? (CUstream)rc->ctx.stream->handle : NULL;
   const cuarr_array *part = &call->parts[r];
   int dev = c->devices[r];
-  if (!call->outs) { /* in place */
-    CUARR_TRY(flatten(part, true, false, dev, &rc->ctx, &rc->in));
+  if (!call->outs) { /* in place; a broadcast overwrites the other ranks' parts unread */
+    bool read = q->k != BROADCAST || r == q->root;
+    CUARR_TRY(flatten(part, read, false, dev, &rc->ctx, &rc->in));
     rc->out.ptr = rc->in.ptr;
     bool changed = receives(q, r) && !(q->k == BROADCAST && r == q->root);
     if (rc->in.has_tmp && changed)
