@@ -24,7 +24,7 @@ return function(M, _, core)
       raise("TypeError", "barrier takes at most one argument (options), got more")
     end
     if opts ~= nil then
-      if type(opts) ~= "table" or getmetatable(opts) ~= nil then
+      if type(opts) ~= "table" then
         raise("TypeError", "barrier: argument #1 must be an options table, got " .. type(opts))
       end
       core.check_options(opts, "barrier", { "streams" })

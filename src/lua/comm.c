@@ -118,7 +118,7 @@ static void read_streams(lua_State *L, cuarr_lua_state *S, const lua_comm *c, in
     return;
   }
   int t = lua_gettop(L);
-  if (!lua_istable(L, t) || lua_getmetatable(L, t))
+  if (!lua_istable(L, t))
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: streams must be a sequence of Streams, got %s", fn,
                     luaL_typename(L, t));
   lua_Integer n = cuarr_lua_len(L, t, "streams");
@@ -178,7 +178,7 @@ static int collective(lua_State *L, which w, const char *fn, int outs_idx, int o
   cuarr_lua_check_max_args(L, opts_idx, fn);
   lua_comm *c = check_comm(L, 1, fn);
   lua_settop(L, opts_idx);
-  if (!lua_isnil(L, opts_idx) && (!lua_istable(L, opts_idx) || lua_getmetatable(L, opts_idx)))
+  if (!lua_isnil(L, opts_idx) && (!lua_istable(L, opts_idx)))
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #%d must be an options table, got %s",
                            fn, opts_idx - 1, luaL_typename(L, opts_idx));
   static const char *const in_place_keys[] = {"out", "streams", NULL};
@@ -245,13 +245,13 @@ static int comm_send_recv(lua_State *L) {
   cuarr_lua_check_max_args(L, 3, fn);
   lua_comm *c = check_comm(L, 1, fn);
   lua_settop(L, 3);
-  if (!lua_isnil(L, 3) && (!lua_istable(L, 3) || lua_getmetatable(L, 3)))
+  if (!lua_isnil(L, 3) && !lua_istable(L, 3))
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #2 must be an options table, got %s",
                            fn, luaL_typename(L, 3));
   static const char *const keys[] = {"streams", NULL};
   if (lua_istable(L, 3))
     cuarr_lua_check_options(L, 3, fn, keys);
-  if (!lua_istable(L, 2) || lua_getmetatable(L, 2))
+  if (!lua_istable(L, 2))
     return cuarr_lua_error(L, CUARR_TYPE_ERROR,
                            "%s: argument #1 must be a sequence of {source, destination} pairs, "
                            "got %s",
