@@ -85,6 +85,8 @@ local cases = {
     function(t, xp) return xp.take(t.v, t.i, 1, { out = xp.zeros({ 3 }, "int32") }) end },
   { "take into an out that is no array", "TypeError", "out",
     function(t, xp) return xp.take(t.v, t.i, 1, { out = {} }) end },
+  { "take of elements from an empty axis in wrap mode", "IndexError", "empty axis",
+    function(t, xp) return xp.take(xp.zeros({ 2, 0 }), { 1 }, 2, { mode = "wrap" }) end },
   { "put with a bad mode", "ValueError", "mode",
     function(t, xp) xp.put(t.v, t.i, 1, "nowhere") end },
   { "put with an index past the end (nothing written)", "IndexError", "out of bounds",

@@ -92,6 +92,8 @@ __device__ __forceinline__ bool cuarr_gather_position(long long v, long long e, 
 }
 
 __device__ __forceinline__ void cuarr_gather_record(unsigned long long flag, int k, long long v) {
+  if (!flag)
+    return; /* wrap and clip: nothing to record (the host refused empty axes) */
   unsigned long long *f = (unsigned long long *)flag;
   if (atomicCAS(f, 0ull, (unsigned long long)(k + 1)) == 0ull)
     ((volatile long long *)f)[1] = v;

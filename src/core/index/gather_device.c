@@ -93,7 +93,7 @@ static cuarr_status launch(int device, CUstream stream, const cuarr_gather_walk 
            !fits32(ro, reach(w->other_strides[d] / size, w->shape[d]), &ro);
   for (int k = 0; k < w->nidx && !wide; k++) {
     int64_t ri = 0, isz = (int64_t)cuarr_dtype_size(w->index_dtype[k]);
-    wide = !fits32(ra, reach(w->step[k] / size, w->extent[k]), &ra);
+    wide = w->extent[k] > INT32_MAX || !fits32(ra, reach(w->step[k] / size, w->extent[k]), &ra);
     for (int d = 0; d < w->nd && !wide; d++)
       wide = !fits32(ri, reach(w->index_strides[k][d] / isz, w->shape[d]), &ri);
   }

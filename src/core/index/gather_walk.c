@@ -84,6 +84,14 @@ cuarr_status cuarr_gather_check(const cuarr_array *a, const cuarr_fancy_index *i
                       "%d)",
                       nrest + nb, CUARR_MAXDIM);
   *bnd = nb;
+  int64_t bsize = 1;
+  for (int e = 0; e < nb; e++)
+    if (__builtin_mul_overflow(bsize, bshape[e], &bsize))
+      bsize = INT64_MAX;
+  for (int k = 0; k < ix->n && bsize > 0; k++)
+    if (a->shape[ix->axes[k]] == 0) /* raise mode finds every index bad; wrap and clip have none */
+      return cuarr_fail(CUARR_INDEX_ERROR, "cannot take %lld elements from the empty axis %d",
+                        (long long)bsize, ix->axes[k] + 1);
   int nd = 0, r = 0;
   for (int d = 0; d < a->ndim; d++) {
     if (taken[d])
