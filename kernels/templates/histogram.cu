@@ -14,10 +14,11 @@
  * x and the weights are C-contiguous and 1-D (the host copies other layouts first).  The
  * accumulator is unsigned long long (counts, and integer weights summed in int64's two's
  * complement) or double (float weights).  With SHARED each block first counts into its own
- * copy of the bins in shared memory (cuarr_hist_smem, nbins of them: the host chooses it when
- * they fit), then adds the nonzero ones to the output with one global atomic each: the heavy
- * traffic of few bins stays on the multiprocessor.  Otherwise every element is one atomic on
- * the output.  The output is zeroed before the launch.
+ * copies of the bins in shared memory (cuarr_hist_smem: the host chooses it when they fit, and
+ * as many copies as fit up to one per warp, so that few bins are not one hot spot), then adds
+ * each bin's total over the copies, when nonzero, to the output with one global atomic: the
+ * heavy traffic of few bins stays on the multiprocessor.  Otherwise every element is one
+ * atomic on the output.  The output is zeroed before the launch.
  */
 
 #define CUARR_HIST_VALUE 0
@@ -30,10 +31,11 @@ struct cuarr_hist_none {};
 /* The launch's description; every member 8 bytes, no padding (the host writes the same struct,
  * src/core/histogram/bin_count.c). */
 struct cuarr_hist_params {
-  unsigned long long n;     /* elements of x */
-  unsigned long long nbins; /* at least 1 */
-  const double *edges;      /* UNIFORM, EDGES: the nbins + 1 edges, increasing */
-  double lo, hi;            /* edges[0] and edges[nbins] */
+  unsigned long long n;      /* elements of x */
+  unsigned long long nbins;  /* at least 1 */
+  const double *edges;       /* UNIFORM, EDGES: the nbins + 1 edges, increasing */
+  double lo, hi;             /* edges[0] and edges[nbins] */
+  unsigned long long copies; /* SHARED: copies of the bins per block (1..warps per block) */
 };
 
 extern __shared__ unsigned long long cuarr_hist_smem[];
@@ -95,10 +97,13 @@ template <int RULE, bool SHARED, typename T, typename W, typename ACC>
 __device__ __forceinline__ void cuarr_histogram(const T *x, const W *w, ACC *out,
                                                 const cuarr_hist_params &p) {
   const unsigned long long n = p.n, nbins = p.nbins;
-  ACC *bins = SHARED ? (ACC *)cuarr_hist_smem : out;
+  /* SHARED: warp w counts into copy w % copies, so that fewer threads contend for a bin. */
+  ACC *bins = out;
   if (SHARED) {
-    for (unsigned long long b = threadIdx.x; b < nbins; b += blockDim.x)
-      bins[b] = (ACC)0;
+    ACC *all = (ACC *)cuarr_hist_smem;
+    for (unsigned long long b = threadIdx.x; b < nbins * p.copies; b += blockDim.x)
+      all[b] = (ACC)0;
+    bins = all + (threadIdx.x / 32u % p.copies) * nbins;
     __syncthreads();
   }
   const unsigned long long step = cuarr_thread_count<unsigned long long>();
@@ -109,8 +114,11 @@ __device__ __forceinline__ void cuarr_histogram(const T *x, const W *w, ACC *out
   }
   if (SHARED) {
     __syncthreads();
+    const ACC *all = (const ACC *)cuarr_hist_smem;
     for (unsigned long long b = threadIdx.x; b < nbins; b += blockDim.x) {
-      const ACC v = bins[b];
+      ACC v = all[b];
+      for (unsigned long long c = 1; c < p.copies; c++)
+        v += all[c * nbins + b];
       if (v != (ACC)0)
         atomicAdd(out + b, v);
     }

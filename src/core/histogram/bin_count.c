@@ -4,7 +4,8 @@
  *
  * Device arrays: one launch of the counting kernel (kernels/templates/histogram.cu) over x read
  * as a flat C-contiguous array, after one fill of the output with zeros; the bins are privatised
- * per block in shared memory when they fit (CUARR_HIST_SHARED_BYTES), global atomics otherwise.
+ * in shared memory when they fit (CUARR_HIST_SHARED_BYTES; up to one copy per warp), global
+ * atomics otherwise.
  * Nothing synchronises.  Host arrays: one C loop with the same bin rule.  x, the weights and the
  * edges are copied into C-contiguous temporaries first when they are not (the edges converted
  * to float64 as they are).
@@ -45,6 +46,7 @@ typedef struct hist_params {
   uint64_t n, nbins;
   uint64_t edges;
   double lo, hi;
+  uint64_t copies;
 } hist_params;
 
 /* ---------------------------------------------------------------- the bin rule, on the host */
@@ -150,6 +152,9 @@ static cuarr_status count_device(int device, CUstream stream, cuarr_bin_rule rul
   const cuarr_device_facts *facts = NULL;
   CUARR_TRY(cuarr_device_facts_get(device, &facts));
   const bool shared = p->nbins * 8 <= CUARR_HIST_SHARED_BYTES;
+  uint64_t copies = shared ? CUARR_HIST_SHARED_BYTES / (p->nbins * 8) : 0;
+  if (copies > CUARR_HIST_THREADS / 32)
+    copies = CUARR_HIST_THREADS / 32;
   const cuarr_hist_variant v = {rule, x->dtype, w ? (int)w->dtype : CUARR_HIST_NO_WEIGHTS,
                                 out->dtype == CUARR_INT64, shared};
   CUfunction f;
@@ -161,9 +166,10 @@ static cuarr_status count_device(int device, CUstream stream, cuarr_bin_rule rul
   CUdeviceptr wp = w ? (CUdeviceptr)cuarr_array_data(w) : 0;
   CUdeviceptr op = (CUdeviceptr)cuarr_array_data(out);
   hist_params params = *p;
+  params.copies = copies;
   void *args[4] = {&xp, &wp, &op, &params};
   return cuarr_launch(f, (unsigned)(blocks < 1 ? 1 : blocks), CUARR_HIST_THREADS,
-                      shared ? (unsigned)(p->nbins * 8) : 0, stream, args);
+                      (unsigned)(copies * p->nbins * 8), stream, args);
 }
 
 /* ---------------------------------------------------------------- operands */
@@ -258,7 +264,7 @@ cuarr_status cuarr_bin_count(cuarr_context *ctx, const cuarr_array *x, cuarr_bin
     s = contiguous(ctx, device, stream, weights, -1, &wt, &wf);
   if (s == CUARR_OK && edges)
     s = contiguous(ctx, device, stream, edges, CUARR_FLOAT64, &et, &ef);
-  hist_params p = {(uint64_t)n, (uint64_t)nbins, 0, lo, hi};
+  hist_params p = {(uint64_t)n, (uint64_t)nbins, 0, lo, hi, 1};
   if (s == CUARR_OK)
     s = cuarr_still_live(x);
   if (s == CUARR_OK && weights)
