@@ -135,7 +135,8 @@ static void flat_release(flat *f) {
 /* What one rank gives NCCL. */
 typedef struct rank_call {
   flat in, out;
-  const cuarr_array *copy_back; /* the array out's temporary goes back to, or NULL */
+  const cuarr_array *copy_back; /* the array the result's temporary goes back to, or NULL */
+  const cuarr_array *copy_from; /* that temporary (in's when in place, else out's) */
   CUstream stream;
   cuarr_context ctx;
 } rank_call;
@@ -226,8 +227,10 @@ static cuarr_status prepare(const cuarr_comm *c, const request *q, const cuarr_c
     CUARR_TRY(flatten(part, read, false, dev, &rc->ctx, &rc->in));
     rc->out.ptr = rc->in.ptr;
     bool changed = receives(q, r) && !(q->k == BROADCAST && r == q->root);
-    if (rc->in.has_tmp && changed)
+    if (rc->in.has_tmp && changed) {
       rc->copy_back = part;
+      rc->copy_from = &rc->in.tmp;
+    }
     return CUARR_OK;
   }
   const cuarr_array *out = &call->outs[r];
@@ -241,8 +244,10 @@ static cuarr_status prepare(const cuarr_comm *c, const request *q, const cuarr_c
     return CUARR_OK;
   }
   CUARR_TRY(flatten(out, false, false, dev, &rc->ctx, &rc->out));
-  if (rc->out.has_tmp)
+  if (rc->out.has_tmp) {
     rc->copy_back = out;
+    rc->copy_from = &rc->out.tmp;
+  }
   return CUARR_OK;
 }
 
@@ -334,7 +339,7 @@ static cuarr_status run(cuarr_comm *c, const request *q, const cuarr_comm_call *
   }
   for (int r = 0; r < n && s == CUARR_OK; r++)
     if (rcs[r].copy_back)
-      s = cuarr_copy(&rcs[r].ctx, rcs[r].copy_back, &rcs[r].out.tmp);
+      s = cuarr_copy(&rcs[r].ctx, rcs[r].copy_back, rcs[r].copy_from);
   for (int r = 0; r < n; r++) {
     flat_release(&rcs[r].in);
     flat_release(&rcs[r].out);
