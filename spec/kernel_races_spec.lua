@@ -1,11 +1,11 @@
 -- One case for each shape of the kernels whose threads share memory or whose blocks hand results
 -- to each other: the reductions (one block, several blocks joined by counters, rows, columns,
 -- middle axes, argmin/argmax pairs), the scans (one pass with a look-back over tiles, a thread
--- per row, rows cut into chunks joined by a look-back), norms and the user kernels.  Sizes are
--- off every block size yet small: `make test-gpu-sanitize` runs this file under compute-sanitizer's
--- racecheck and synccheck, which run each kernel many times slower.  Every device result is
--- compared with the host engine's (separate code), so a race that changes a result fails here
--- even without the sanitizer.
+-- per row, rows cut into chunks joined by a look-back), norms, the user kernels and the counting
+-- kernel (bincount, histogram).  Sizes are off every block size yet small: `make
+-- test-gpu-sanitize` runs this file under compute-sanitizer's racecheck and synccheck, which run
+-- each kernel many times slower.  Every device result is compared with the host engine's
+-- (separate code), so a race that changes a result fails here even without the sanitizer.
 local H = require("spec.helper").bind(_ENV)
 local cuarr = H.cuarr
 
@@ -107,5 +107,19 @@ describe("kernels that share memory give the host's results", function()
     check_same(cuarr.linalg.norm(d):get(), cuarr.cpu.linalg.norm(h), "frobenius", 1e-12)
     check_same(cuarr.linalg.norm(d, 1, 1):get(), cuarr.cpu.linalg.norm(h, 1, 1), "1-norms",
       1e-12)
+  end)
+
+  -- The counting kernel's bins in shared memory (a copy per warp, summed at the end) and
+  -- straight in global memory (more bins than fit).
+  H.gpu_it("bincount and histogram, shared and global bins", function()
+    local h = host_array({ 5003 }, "int32", 9) + 5
+    local d = cuarr.to_device(h)
+    check_same(cuarr.bincount(d):get(), cuarr.cpu.bincount(h), "bincount, shared bins")
+    check_same(cuarr.bincount(d, { minlength = 9000 }):get(),
+      cuarr.cpu.bincount(h, { minlength = 9000 }), "bincount, global bins")
+    local w = host_array({ 5003 }, "float64", 4)
+    check_same(cuarr.bincount(d, { weights = cuarr.to_device(w) }):get(),
+      cuarr.cpu.bincount(h, { weights = w }), "weighted bincount")
+    check_same((cuarr.histogram(d, 7)):get(), (cuarr.cpu.histogram(h, 7)), "histogram")
   end)
 end)
