@@ -176,3 +176,56 @@ __device__ __forceinline__ void cuarr_gather(const cuarr_gather_params<I, ND, NI
     }
   }
 }
+
+/* ---------------------------------------------------------------- the flat take */
+
+template <typename T, int N> struct alignas(sizeof(T) * N) cuarr_gather_pack { T v[N]; };
+
+template <typename X> __device__ __forceinline__ long long cuarr_gather_wide(X x) {
+  return (long long)x;
+}
+template <> __device__ __forceinline__ long long cuarr_gather_wide(unsigned long long x) {
+  return x > 0x7fffffffffffffffull ? 0x7fffffffffffffffll : (long long)x;
+}
+
+/* out[i] = a[position(index[i]) * step] for i < n, the index array (of C type X) and the output
+ * contiguous and aligned to VEC elements: the gather of take and of a[idx] on a 1-D array.
+ * Each thread reads VEC indices as one vector, keeps their VEC loads in flight and writes the
+ * VEC results as one vector; the last n % VEC positions one by one. */
+template <int VEC, typename T, typename X, typename I>
+__device__ __forceinline__ void cuarr_gather_flat(const cuarr_gather_params<I, 1, 1> &p) {
+  typedef typename cuarr_gather_signed<I>::type J;
+  const I n = p.n, groups = n / (I)VEC, stride = cuarr_thread_count<I>();
+  const long long e = (long long)(J)p.extent[0], base = (long long)(J)p.base;
+  const unsigned mode = (unsigned)p.mode;
+  const J step = (J)p.step[0];
+  const X *index = (const X *)p.index[0];
+  const T *a = (const T *)p.a;
+  T *out = (T *)p.other;
+  for (I g = cuarr_thread_index<I>(); g < groups; g += stride) {
+    const cuarr_gather_pack<X, VEC> iv = ((const cuarr_gather_pack<X, VEC> *)index)[g];
+    cuarr_gather_pack<T, VEC> ov;
+#pragma unroll
+    for (int u = 0; u < VEC; ++u) {
+      const long long v = cuarr_gather_wide(iv.v[u]);
+      long long pos = 0;
+      if (cuarr_gather_position(v, e, base, mode, &pos)) {
+        ov.v[u] = a[(J)pos * step];
+      } else {
+        ov.v[u] = (T)0;
+        cuarr_gather_record(p.flag, 0, v);
+      }
+    }
+    ((cuarr_gather_pack<T, VEC> *)out)[g] = ov;
+  }
+  for (I i = groups * (I)VEC + cuarr_thread_index<I>(); i < n; i += stride) {
+    const long long v = cuarr_gather_wide(index[i]);
+    long long pos = 0;
+    if (cuarr_gather_position(v, e, base, mode, &pos)) {
+      out[i] = a[(J)pos * step];
+    } else {
+      out[i] = (T)0;
+      cuarr_gather_record(p.flag, 0, v);
+    }
+  }
+}

@@ -2,8 +2,8 @@
  * test_gather_compile.c -- the kernels of indexing with integer arrays
  * (kernels/templates/gather.cu) compiled with NVRTC for sm_90 (no GPU needed): gather, scatter
  * and check, for every itemsize, every axis and index-array capacity and both index widths,
- * every kernel in the cubin; and the largest parameter struct within the 4 KiB a
- * launch takes.
+ * and the flat take for every index dtype, every kernel in the cubin; and the largest parameter
+ * struct within the 4 KiB a launch takes.
  */
 #include <stdlib.h>
 
@@ -27,12 +27,15 @@ int main(void) {
   static const int axes[] = {1, 2, 4, CUARR_GATHER_MAX_AXES};
   static const int nidx[] = {1, 2, 4, CUARR_MAXDIM};
   /* Each op with each itemsize; the axes, index capacities and widths cycle through theirs. */
-  cuarr_gather_variant vs[3 * 4];
+  cuarr_gather_variant vs[3 * 4 + 8];
   int n = 0;
   for (int op = 0; op < 3; op++)
     for (int s = 0; s < 4; s++)
-      vs[n++] = (cuarr_gather_variant){op, sizes[s], axes[(op + s) % 4], nidx[(op + 2 * s) % 4],
-                                       (op + s) % 2 == 1};
+      vs[n++] = (cuarr_gather_variant){
+          op, sizes[s], axes[(op + s) % 4], nidx[(op + 2 * s) % 4], (op + s) % 2 == 1, 0};
+  /* The flat takes: every index dtype, the itemsizes cycling. */
+  for (int x = CUARR_INT8; x <= CUARR_UINT64; x++)
+    vs[n++] = (cuarr_gather_variant){CUARR_GATHER_OP_GATHER, sizes[x % 4], 1, 1, x % 2 == 0, x};
   char *source = cuarr_gather_program(vs, n);
   CHECK(source != NULL, "the program of the gather kernels is written");
   if (!source)

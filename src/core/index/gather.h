@@ -18,6 +18,8 @@
 #define CUARR_GATHER_THREADS 256
 #define CUARR_GATHER_BATCH 4
 #define CUARR_GATHER_MAX_AXES 8
+/* Positions per thread of the flat take (one vector of indices in, one of results out). */
+#define CUARR_GATHER_VEC 4
 
 enum { CUARR_GATHER_OP_GATHER, CUARR_GATHER_OP_SCATTER, CUARR_GATHER_OP_CHECK };
 
@@ -27,9 +29,11 @@ typedef struct cuarr_gather_variant {
   int axes;     /* 1, 2, 4 or 8 */
   int nidx;     /* 1, 2, 4 or CUARR_MAXDIM */
   bool wide;
+  int flat; /* a flat take (gather.cu's cuarr_gather_flat): the index dtype; 0 otherwise */
 } cuarr_gather_variant;
 
-/* "cuarr_gather_b4_nd2_ni1_i32" (scatter_, check_ for the other ops) */
+/* "cuarr_gather_b4_nd2_ni1_i32" (scatter_, check_ for the other ops; "cuarr_take_b4_int64_i32"
+ * for a flat take) */
 void cuarr_gather_variant_name(const cuarr_gather_variant *v, char *buf, size_t size);
 /* A malloc'd program of the n variants; NULL with the error set. */
 char *cuarr_gather_program(const cuarr_gather_variant *vs, int n);

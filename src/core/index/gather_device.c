@@ -28,6 +28,7 @@ static uint64_t key_of(int device, const cuarr_gather_variant *v) {
   k = k << 2 | (uint64_t)log2_of(v->axes);
   k = k << 3 | (uint64_t)(v->nidx == CUARR_MAXDIM ? 4 : log2_of(v->nidx));
   k = k << 1 | (uint64_t)v->wide;
+  k = k << 4 | (uint64_t)v->flat;
   return k + 1;
 }
 
@@ -97,7 +98,16 @@ static cuarr_status launch(int device, CUstream stream, const cuarr_gather_walk 
     for (int d = 0; d < w->nd && !wide; d++)
       wide = !fits32(ri, reach(w->index_strides[k][d] / isz, w->shape[d]), &ri);
   }
-  cuarr_gather_variant v = {op, (int)itemsize, axes, nidx, wide};
+  cuarr_gather_variant v = {op, (int)itemsize, axes, nidx, wide, 0};
+  /* The flat take: one index array and the output walked contiguously, a not moved by the walk,
+   * both aligned for vectors of CUARR_GATHER_VEC. */
+  if (op == CUARR_GATHER_OP_GATHER && w->nd == 1 && w->nidx == 1 && w->a_strides[0] == 0) {
+    const int64_t isz = (int64_t)cuarr_dtype_size(w->index_dtype[0]);
+    if (w->other_strides[0] == size && w->index_strides[0][0] == isz &&
+        (uintptr_t)w->other % (uintptr_t)(size * CUARR_GATHER_VEC) == 0 &&
+        (uintptr_t)w->index[0] % (uintptr_t)(isz * CUARR_GATHER_VEC) == 0)
+      v = (cuarr_gather_variant){op, (int)itemsize, 1, 1, wide, (int)w->index_dtype[0]};
+  }
 
   params *p = malloc(sizeof *p);
   if (!p)
@@ -138,7 +148,8 @@ static cuarr_status launch(int device, CUstream stream, const cuarr_gather_walk 
   if (s == CUARR_OK)
     s = cuarr_function_table_variant(&gather_table, key_of(device, &v), device, &writer, &v, &f);
   if (s == CUARR_OK) {
-    int64_t per_block = (int64_t)CUARR_GATHER_THREADS * CUARR_GATHER_BATCH;
+    int64_t per_block =
+        (int64_t)CUARR_GATHER_THREADS * (v.flat ? CUARR_GATHER_VEC : CUARR_GATHER_BATCH);
     int64_t blocks = (n + per_block - 1) / per_block;
     if (blocks > (int64_t)facts->grid_stride_blocks)
       blocks = facts->grid_stride_blocks;
