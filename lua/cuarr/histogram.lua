@@ -8,9 +8,9 @@
 -- #bins + 1 intervals the edges make (1: below the first edge; #bins + 1: at or past the last),
 -- so that digitize(x, bins) == searchsorted(bins, x, "right") as in NumPy.
 --
--- Synchronisations on the device: bincount reads x's minimum and maximum back (the result's
--- length depends on them); histogram reads the range when it is not given, and the ends and the
--- order of edges given as an array; digitize reads the order of its bins.
+-- Synchronisations on the device: bincount reads x's minimum and maximum back together (the
+-- result's length depends on them); histogram reads the range when it is not given (one read),
+-- and the order and ends of edges given as an array; digitize reads the order of its bins.
 local type, getmetatable, select, next = type, getmetatable, select, next
 local math_type, fmt = math.type, string.format
 
@@ -60,6 +60,15 @@ return function(M, cpu, core)
     local v = x:item()
     if type(v) == "boolean" then return v and 1 or 0 end
     return v
+  end
+
+  -- a's minimum and maximum as Lua numbers, read back together (one synchronisation).
+  local function min_max(a)
+    local both = xp_of(a).stack({ a:min(), a:max() })
+    if both.device ~= "cpu" then both = both:get() end
+    local lo, hi = both[1], both[2]
+    if type(lo) == "boolean" then return lo and 1 or 0, hi and 1 or 0 end
+    return lo, hi
   end
 
   local function same_place(x, y)
@@ -112,7 +121,7 @@ return function(M, cpu, core)
     end
     local n = minlength
     if x.size > 0 then
-      local lo, hi = number(x:min()), number(x:max())
+      local lo, hi = min_max(x)
       if lo < 0 then
         raise("ValueError", "bincount: 'list' argument must have no negative elements")
       end
@@ -148,7 +157,8 @@ return function(M, cpu, core)
     elseif a.size == 0 then
       lo, hi = 0.0, 1.0
     else
-      lo, hi = number(a:min()) + 0.0, number(a:max()) + 0.0
+      lo, hi = min_max(a)
+      lo, hi = lo + 0.0, hi + 0.0
       if not (finite(lo) and finite(hi)) then
         raise("ValueError", fmt("%s: autodetected range of [%s, %s] is not finite", name,
           num_str(lo), num_str(hi)))
