@@ -321,7 +321,7 @@ return function(M, cpu, core)
     if not decreasing then return M.searchsorted(b, x, side) end
     -- NumPy: len(bins) - searchsorted(bins[::-1], x, side); with 1-based positions on both
     -- sides, m + 2 - searchsorted.
-    return (m + 2) - M.searchsorted(b[{ { m, 1, -1 } }], x, side)
+    return (m + 2) - M.searchsorted(b[{ { m, 1, -1 } }]:copy(), x, side)
   end
 
   -- ---------------------------------------------------------------- wiring
