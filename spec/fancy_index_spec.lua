@@ -247,6 +247,15 @@ for _, b in ipairs(H.backends) do
         same(a[key_of(b, e)[1]], ref_get(T(h), e), dt .. " by " .. it)
         assert.are.equal(dt, a[key_of(b, e)[1]].dtype)
       end
+      -- 1-D: the flat take on the device (vectors of four indices, then the rest one by one)
+      local h1 = make({ 7 }, dt, 4)
+      for _, it in ipairs({ "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+        "uint64" }) do
+        local vals = { 7, 1, 2, 2, 6, 3, 1, 5, 4 }
+        if it:sub(1, 1) == "i" then vals[2], vals[7] = -7, -1 end
+        local e = { { "a", vals, { 9 }, it } }
+        same(to(b, h1)[key_of(b, e)[1]], ref_get(T(h1), e), dt .. " 1-D by " .. it)
+      end
     end
   end)
 
