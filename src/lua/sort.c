@@ -21,8 +21,8 @@ static int l_sort_rows(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   cuarr_lua_check_max_args(L, 3, "sort");
   cuarr_array *a = cuarr_lua_array_arg(L, S, 1, "sort");
-  const lua_Integer axis = luaL_checkinteger(L, 2);
-  const char *mode = luaL_checkstring(L, 3);
+  const lua_Integer axis = cuarr_lua_check_integer(L, 2, "sort: the axis");
+  const char *mode = cuarr_lua_check_string(L, 3, "sort: the mode");
   if (axis < CUARR_SORT_FLAT || axis >= CUARR_MAXDIM)
     return cuarr_lua_error(L, CUARR_INDEX_ERROR, "sort: axis %lld is out of range",
                            (long long)axis + 1);
@@ -44,8 +44,10 @@ static int l_sort_rows(lua_State *L) {
 static int l_lexsort_rows(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   cuarr_lua_check_max_args(L, 2, "lexsort");
-  luaL_checktype(L, 1, LUA_TTABLE);
-  const lua_Integer axis = luaL_checkinteger(L, 2);
+  if (!lua_istable(L, 1))
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "lexsort: the keys must be a table, got %s",
+                           luaL_typename(L, 1));
+  const lua_Integer axis = cuarr_lua_check_integer(L, 2, "lexsort: the axis");
   if (axis < CUARR_SORT_FLAT || axis >= CUARR_MAXDIM)
     return cuarr_lua_error(L, CUARR_INDEX_ERROR, "lexsort: axis %lld is out of range",
                            (long long)axis + 1);
