@@ -117,6 +117,17 @@ FAKE_DRIVER_CTESTS := $(addprefix $(BUILD)/ctest/,test_device_facts test_element
 $(FAKE_DRIVER_CTESTS): $(FAKE_LIBCUDA)
 $(FAKE_DRIVER_CTESTS): private ALL_CFLAGS += -DCUARR_FAKE_LIBCUDA='"$(CURDIR)/$(FAKE_LIBCUDA)"'
 
+# The stand-in NCCL of tools/fake_cuda/fake_nccl.c (one rank over the fake driver's memory), for
+# test_comm_stand_in: the collectives' whole path without GPUs.
+FAKE_LIBNCCL := $(BUILD)/fake_cuda/libnccl_stand_in.so
+$(FAKE_LIBNCCL): tools/fake_cuda/fake_nccl.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -std=c11 -Wall -Wextra -shared -fPIC -fvisibility=hidden -o $@ $<
+$(BUILD)/ctest/test_comm_stand_in: $(FAKE_LIBCUDA) $(FAKE_LIBNCCL)
+$(BUILD)/ctest/test_comm_stand_in: private ALL_CFLAGS += \
+  -DCUARR_FAKE_LIBCUDA='"$(CURDIR)/$(FAKE_LIBCUDA)"' \
+  -DCUARR_FAKE_LIBNCCL='"$(CURDIR)/$(FAKE_LIBNCCL)"'
+
 # The C tests of the Lua binding: the whole module and Lua itself.  The lifecycle and threads
 # tests drive the device paths through the fake driver, with a kernel cache of their own.
 LUA_LIBDIR ?= $(LUA_INCDIR)/../../lib/$(MULTIARCH)

@@ -13,6 +13,10 @@
 local type, getmetatable, select, pairs = type, getmetatable, select, pairs
 local fmt = string.format
 local support = require "cuarr.support"
+local count_of = require "cuarr.count"
+
+-- The most kth positions partition takes (a longer list would only repeat positions).
+local MAX_KTH = 1 << 24
 
 -- (M, cpu, core): the device namespace, the host one, the C module.
 return function(M, cpu, core)
@@ -116,7 +120,7 @@ return function(M, cpu, core)
       raise("TypeError", fmt("%s: kth must be an integer or a sequence of integers, got %s",
         name, is_array(kth) and "an array" or type(kth)))
     end
-    local count = #list
+    local count = count_of(raise, list, name .. ": kth", MAX_KTH)
     if count == 0 then
       raise("ValueError", fmt("%s: kth must hold at least one position", name))
     end

@@ -104,6 +104,9 @@ extern cuarr_nccl_api cuarr_nccl;
 /* Open NCCL (once, thread-safe) and resolve every entry point.  On failure CUARR_NOT_AVAILABLE
  * naming what is missing and every place looked in (the same message on every later call). */
 cuarr_status cuarr_load_nccl(void);
+/* Whether the NCCL loaded is tools/fake_cuda's stand-in (it exports cuarr_stand_in_nccl), which
+ * touches no driver and so may run with any (after cuarr_load_nccl succeeded). */
+bool cuarr_nccl_is_stand_in(void);
 /* A failed NCCL call: CUARR_CUDA_ERROR "what: <NCCL's description> (ncclX)". */
 cuarr_status cuarr_nccl_check(ncclResult_t r, const char *what);
 

@@ -26,6 +26,7 @@ static pthread_once_t nccl_once = PTHREAD_ONCE_INIT;
 static cuarr_status nccl_status = CUARR_OK;
 static char nccl_message[1024];
 static char nccl_opened[512];
+static bool nccl_stand_in; /* the library exports cuarr_stand_in_nccl (tools/fake_cuda) */
 
 static const char *const sonames[] = {"libnccl.so.2", "libnccl.so", NULL};
 
@@ -134,7 +135,9 @@ static void load_nccl_once(void) {
     nccl_status = CUARR_NOT_AVAILABLE;
     dlclose(handle);
     memset(&cuarr_nccl, 0, sizeof cuarr_nccl);
+    return;
   }
+  nccl_stand_in = dlsym(handle, "cuarr_stand_in_nccl") != NULL;
 }
 
 cuarr_status cuarr_load_nccl(void) {
@@ -143,6 +146,8 @@ cuarr_status cuarr_load_nccl(void) {
     return cuarr_fail(nccl_status, "%s", nccl_message);
   return CUARR_OK;
 }
+
+bool cuarr_nccl_is_stand_in(void) { return nccl_status == CUARR_OK && nccl_stand_in; }
 
 cuarr_status cuarr_nccl_check(ncclResult_t r, const char *what) {
   static const char *const names[] = {
