@@ -67,6 +67,11 @@ return function(cuarr)
     end
     make.Event = function() return cuarr.Event { timing = random() < 0.5 } end
     make.Guard = function() return cuarr.Device(0):enter() end
+    -- A communicator where NCCL runs here (the stand-in NCCL of tools/fake_cuda, through
+    -- CUARR_LIBNCCL, on the stand-in driver; a real one on a GPU machine).
+    if pcall(function() cuarr.distributed.init({ devices = { 0 } }):destroy() end) then
+      make.Communicator = function() return cuarr.distributed.init { devices = { 0 } } end
+    end
   end
 
   -- The classes' metatables, from a sample of each.
