@@ -221,8 +221,12 @@ for _, b in ipairs(H.backends) do
           { -1 / 0, -2, -0.0, -0.0, 0.0, 1, 1 / 0 }, dt)
         for k = 8, 10 do assert.is_true(s[k] ~= s[k], dt .. " NaN last") end
         check_list(values(xp.argsort(x)), { 4, 8, 5, 6, 10, 2, 7, 1, 3, 9 }, dt .. " argsort")
-        -- the sorted values keep their bits: the negative zeros come before the positive one
-        assert.is_true(1 / s[3] < 0 and 1 / s[4] < 0 and 1 / s[5] > 0, dt .. " zeros' signs")
+        -- the sorted values keep their bits (two negative zeros, one positive); -0.0 and +0.0
+        -- are equal, so their order among themselves is not specified (CUB's sort of floats on
+        -- the device keeps them in their input order, the host's radix sort puts -0.0 first)
+        local negative = 0
+        for k = 3, 5 do negative = negative + (1 / s[k] < 0 and 1 or 0) end
+        assert.are.equal(2, negative, dt .. " zeros' signs")
       end
     end)
 

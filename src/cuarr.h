@@ -894,7 +894,9 @@ CUARR_API cuarr_status cuarr_linalg_svd(cuarr_context *ctx, const cuarr_array *a
 /* sorted = a sorted along axis (a's dtype); indices (int64) = argsort + 1: the 1-based
  * positions along the axis of the elements in sorted order, ties in their original order.  At
  * least one output is wanted.  For indices alone -0.0 and +0.0 are equal, as are all NaNs
- * (ties); a sort that makes the values keeps every bit of each and puts -0.0 before +0.0. */
+ * (ties); a sort that makes the values keeps every bit of each, with NaNs last; -0.0 and +0.0
+ * are equal there too, in no specified order among themselves (host: -0.0 first; device: as
+ * they came, CUB's float order). */
 CUARR_API cuarr_status cuarr_sort(cuarr_context *ctx, const cuarr_array *a, int axis,
                                   cuarr_array *sorted, cuarr_array *indices);
 /* out (int64) = NumPy's lexsort + 1 of nkeys arrays of one shape along axis: sorted by

@@ -50,7 +50,8 @@ int cuarr_sort_lib_temp_bytes(int kind, int width, int64_t n, int64_t seg_len, i
  * indices (an argsort of a gathered key: one lexsort step); keys_out must then be NULL.  At
  * least one of keys_out and indices_out is given.  Float keys: every NaN sorts after +inf; for
  * indices, -0.0 equals +0.0 and all NaNs are equal (ties keep their order), while a keys-only sort
- * keeps every bit of every value (-0.0 before +0.0, NaNs by their bits). */
+ * keeps every bit of every value (NaNs last by their bits; float32 and float64 keys go through
+ * CUB's own float order, which keeps -0.0 and +0.0 as they came). */
 int cuarr_sort_lib_run(int kind, int width, const void *keys_in, const int64_t *perm,
                        void *keys_out, int64_t *indices_out, int64_t n, int64_t seg_len, void *temp,
                        size_t temp_bytes, void *stream);

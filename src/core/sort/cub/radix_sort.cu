@@ -4,10 +4,14 @@
  * core.so opens it with dlopen (sort/sort_loader.c); its C interface is sort_library.h.
  *
  * The common case, a sort that returns only the keys of one row (or of a few long ones), goes
- * straight through CUB's SortKeys with CUB's own key type for the dtype: the integers natively
- * (CUB's twiddle is cuarr's for them), floats as float_key, whose twiddle is key_transform.h's
- * map; no pass but CUB's touches the keys.  Everything else (argsort, lexsort's steps, many
- * rows, a row of 2^32 keys or more) reaches CUB as unsigned keys of the dtype's width, so CUB is
+ * straight through CUB's SortKeys with the dtype's own type: no pass but CUB's touches the keys.
+ * CUB's twiddle is key_transform.h's map for the integers; for floats it differs only in putting
+ * the negative NaNs first, so a run of them at the start of a sorted row is then rotated to its
+ * end (two launches that return at once when there is none).  float16 keys take the general way
+ * below: CUB's __half order did not keep -0.0 before +0.0.  (A key type of cuarr's with
+ * key_transform.h's map as its NumericTraits gave wrong orders, and wrote out of bounds on
+ * partial tiles, on an H200.)  Everything else (argsort, lexsort's steps, many rows, a row of
+ * 2^32 keys or more) reaches CUB as unsigned keys of the dtype's width, so CUB is
  * instantiated there for four key types only, keys alone and with int64 values, onesweep and a
  * segmented stable sort: one pass encodes the keys (gathering them through a permutation for
  * lexsort, writing the 1-based indices for argsort in the same pass), CUB sorts them in place
@@ -31,37 +35,6 @@
  * another CUB in the process (the embedder's, a library's) never shares their symbols. */
 namespace cub = CUB_NS_QUALIFIER;
 namespace thrust = THRUST_NS_QUALIFIER;
-
-/* A float's bits as CUB's key type for a sort that returns the keys: CUB's radix passes apply
- * NumericTraits' TwiddleIn as they read each key and TwiddleOut as they write it, so with
- * key_transform.h's bijective map there the keys are transformed inside CUB's own passes, with
- * no pass of cuarr's before or after (CUB's native float order puts negative NaNs first). */
-template <typename U> struct float_key { U bits; };
-
-CUB_NAMESPACE_BEGIN
-template <typename U> struct NumericTraits<float_key<U>> {
-  using UnsignedBits = U;
-  /* CUB's LOWEST_KEY and MAX_KEY are raw keys whose twiddled forms are the least and the
-   * greatest (it pads partial tiles with MAX_KEY and twiddles it as it does the keys): the
-   * inverse map of 0 (-inf) and of all ones (the negative NaN of payload 1). */
-  static constexpr U MANTISSA = sizeof(U) == 2   ? U(0x3ffu)
-                                : sizeof(U) == 4 ? U(0x7fffffu)
-                                                 : U(0xfffffffffffffull);
-  static constexpr U LOWEST_KEY = U(~MANTISSA);
-  static constexpr U MAX_KEY = U(~U(MANTISSA - 1));
-  static __host__ __device__ __forceinline__ U TwiddleIn(U key) {
-    return (U)cuarr_sk_encode(key, CUARR_SK_FLOAT, (int)sizeof(U), 0);
-  }
-  static __host__ __device__ __forceinline__ U TwiddleOut(U key) {
-    return (U)cuarr_sk_decode(key, CUARR_SK_FLOAT, (int)sizeof(U));
-  }
-
-private:
-  /* Tuned as the unsigned integers of its size (CUB's tunings go by the key's size). */
-  friend struct detail::is_primitive_impl;
-  static constexpr bool is_primitive = true;
-};
-CUB_NAMESPACE_END
 
 namespace {
 
@@ -204,12 +177,55 @@ template <typename K> struct sorter {
   }
 };
 
+/* The bits of a float type, and whether a float's bits are a negative NaN. */
+template <typename T> struct float_bits;
+template <> struct float_bits<float> { using type = uint32_t; };
+template <> struct float_bits<double> { using type = uint64_t; };
+
+template <typename U> __device__ __forceinline__ bool negative_nan(U u) {
+  const uint64_t x = u, w = sizeof(U), exp = cuarr_sk_exponent(w);
+  return (x & cuarr_sk_high(w)) && (x & exp) == exp && (x & cuarr_sk_mantissa(w)) != 0;
+}
+
+/* *run = the length of the run of negative NaNs that starts a row sorted in CUB's float order
+ * (they all come first there). */
+template <typename U> __global__ void nan_run_kernel(const U *row, int64_t n, int64_t *run) {
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (negative_nan(row[mid]))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  *run = lo;
+}
+
+/* With a run of negative NaNs before the rest: the row copied aside (aside_it = 1), or the row
+ * written back from the copy with the run last (0); nothing otherwise. */
+template <typename U>
+__global__ void nan_rotate_kernel(U *row, U *aside, int64_t n, const int64_t *run, int aside_it) {
+  const int64_t r = *run;
+  if (r == 0 || r == n)
+    return;
+  const int64_t step = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+    if (aside_it)
+      aside[i] = row[i];
+    else
+      row[i] = aside[i + r < n ? i + r : i + r - n];
+  }
+}
+
 /* A sort that returns only the keys, of rows onesweep sorts one by one (see sorter::per_row)
- * shorter than 2^32: CUB's SortKeys from keys_in to keys_out with CUB's own key type for the
- * dtype (its twiddle is key_transform.h's for integers, and float_key's for floats), so no pass
- * but CUB's touches the keys.  A sort in place copies the keys into the temporary storage first
- * (CUB's SortKeys reads and writes different buffers); the storage always has room for it. */
+ * shorter than 2^32: CUB's SortKeys from keys_in to keys_out with the dtype's own type (the
+ * integer type, float, double), then for floats each row's negative NaNs moved last.  A
+ * sort in place copies the keys into the temporary storage first (CUB's SortKeys reads and
+ * writes different buffers); the storage always has room for it, and after the sorts it holds
+ * the rows set aside for the NaN rotation and, in CUB's part, the run's length. */
 template <typename T> struct fused {
+  static constexpr bool is_float = std::is_same<T, float>::value || std::is_same<T, double>::value;
+
   static bool eligible(int64_t n, int64_t seg_len, bool keys, bool indices, bool perm) {
     if (!keys || indices || perm || seg_len > int64_t(UINT32_MAX))
       return false;
@@ -224,7 +240,26 @@ template <typename T> struct fused {
         cub::DeviceRadixSort::SortKeys(nullptr, cub_bytes, (const T *)nullptr, (T *)nullptr,
                                        (uint32_t)seg_len, 0, 8 * (int)sizeof(T), (cudaStream_t)0);
     cub_at = align_up((size_t)n * sizeof(T));
-    total = cub_at + align_up(cub_bytes);
+    total = cub_at + align_up(cub_bytes > sizeof(int64_t) ? cub_bytes : sizeof(int64_t));
+    return e;
+  }
+
+  /* Each sorted row's leading negative NaNs moved after the rest, row by row through the
+   * temporary storage (aside: a row's room at its start; run: 8 bytes in CUB's part). */
+  static cudaError_t rotate_nans(void *keys_out, int64_t n, int64_t seg_len, char *aside,
+                                 int64_t *run, cudaStream_t stream) {
+    using U = typename float_bits<T>::type;
+    const int threads = 256;
+    const int64_t want = (seg_len + threads - 1) / threads;
+    const unsigned blocks = (unsigned)(want < 2048 ? want : 2048);
+    cudaError_t e = cudaSuccess;
+    for (int64_t at = 0; at < n && e == cudaSuccess; at += seg_len) {
+      U *row = (U *)keys_out + at;
+      nan_run_kernel<U><<<1, 1, 0, stream>>>(row, seg_len, run);
+      nan_rotate_kernel<U><<<blocks, threads, 0, stream>>>(row, (U *)aside, seg_len, run, 1);
+      nan_rotate_kernel<U><<<blocks, threads, 0, stream>>>(row, (U *)aside, seg_len, run, 0);
+      e = cudaGetLastError();
+    }
     return e;
   }
 
@@ -246,16 +281,20 @@ template <typename T> struct fused {
       e = cub::DeviceRadixSort::SortKeys(temp + cub_at, bytes, src + at, (T *)keys_out + at,
                                          (uint32_t)seg_len, 0, 8 * (int)sizeof(T), stream);
     }
+    if constexpr (is_float)
+      if (e == cudaSuccess)
+        e = rotate_nans(keys_out, n, seg_len, temp, (int64_t *)(temp + cub_at), stream);
     return (int)e;
   }
 };
 
+/* Whether CUB sorts (kind, width) as its own type (every dtype but float16). */
+static bool direct_kind(int kind, int width) { return kind != CUARR_SORT_KIND_FLOAT || width > 2; }
+
 /* CUB's key type for a keys-only sort of (kind, width), passed to call as a type tag. */
 template <typename F> int by_key_type(int kind, int width, F call) {
   if (kind == CUARR_SORT_KIND_FLOAT)
-    return width == 2   ? call(float_key<uint16_t>{})
-           : width == 4 ? call(float_key<uint32_t>{})
-                        : call(float_key<uint64_t>{});
+    return width == 4 ? call(float{}) : call(double{});
   if (kind == CUARR_SORT_KIND_SIGNED)
     return width == 1   ? call(int8_t{})
            : width == 2 ? call(int16_t{})
@@ -355,7 +394,7 @@ EXPORT int cuarr_sort_lib_temp_bytes(int kind, int width, int64_t n, int64_t seg
                                      int want_indices, size_t *bytes) {
   if (!valid(kind, width) || !bytes)
     return (int)cudaErrorInvalidValue;
-  if (n > 0 && seg_len > 0 &&
+  if (n > 0 && seg_len > 0 && direct_kind(kind, width) &&
       fused<uint8_t>::eligible(n, seg_len, want_keys != 0, want_indices != 0, false))
     return by_key_type(kind, width, [&](auto tag) {
       size_t cub_at, cub_bytes;
@@ -371,7 +410,7 @@ EXPORT int cuarr_sort_lib_run(int kind, int width, const void *keys_in, const in
                               void *temp, size_t temp_bytes, void *stream) {
   if (!valid(kind, width))
     return (int)cudaErrorInvalidValue;
-  if (n > 0 && seg_len > 0 && n % seg_len == 0 &&
+  if (n > 0 && seg_len > 0 && n % seg_len == 0 && direct_kind(kind, width) &&
       fused<uint8_t>::eligible(n, seg_len, keys_out != nullptr, indices_out != nullptr,
                                perm != nullptr))
     return by_key_type(kind, width, [&](auto tag) {
