@@ -13,6 +13,7 @@
 -- and the order and ends of edges given as an array; digitize reads the order of its bins.
 local type, getmetatable, select, next = type, getmetatable, select, next
 local math_type, fmt = math.type, string.format
+local rawlen, rawget = rawlen, rawget
 
 -- (M, cpu, core): the device namespace, the host one, the C module.
 return function(M, cpu, core)
@@ -142,11 +143,12 @@ return function(M, cpu, core)
   local function outer_edges(name, a, range)
     local lo, hi
     if range ~= nil then
-      if type(range) ~= "table" or is_array(range) or #range ~= 2
-          or type(range[1]) ~= "number" or type(range[2]) ~= "number" then
+      -- read raw: the table is data (a hostile __len or __index must not answer for it)
+      if type(range) ~= "table" or is_array(range) or rawlen(range) ~= 2
+          or type(rawget(range, 1)) ~= "number" or type(rawget(range, 2)) ~= "number" then
         raise("TypeError", fmt("%s: range must be a table of two numbers {lo, hi}", name))
       end
-      lo, hi = range[1] + 0.0, range[2] + 0.0
+      lo, hi = rawget(range, 1) + 0.0, rawget(range, 2) + 0.0
       if lo > hi then
         raise("ValueError", fmt("%s: max must be larger than min in range parameter", name))
       end

@@ -8,7 +8,7 @@
 -- are the last piece), and points past either end are clamped as NumPy's slices are.  Splits
 -- return Lua sequences of views.
 local type, getmetatable, ipairs = type, getmetatable, ipairs
-local pairs, select = pairs, select
+local pairs, select, rawlen, rawget = pairs, select, rawlen, rawget
 local fmt, concat, min, max = string.format, table.concat, math.min, math.max
 local support = require "cuarr.support"
 
@@ -41,11 +41,12 @@ return function(M, cpu, core)
       raise("TypeError", fmt("%s: argument #1 must be a table of arrays, got %s", name,
         is_array(t) and "an array" or type(t)))
     end
-    local n = #t
+    -- read raw: the table is data, and a hostile __len or __index must not decide its count
+    local n = rawlen(t)
     if n < 1 then raise("ValueError", "need at least one array to " .. name) end
     local out = {}
     for i = 1, n do
-      out[i] = check_array(name, t[i], "entry " .. i .. " of argument #1")
+      out[i] = check_array(name, rawget(t, i), "entry " .. i .. " of argument #1")
     end
     return out
   end
@@ -161,8 +162,8 @@ return function(M, cpu, core)
     local n = a.shape[ax]
     local bounds = { 0 }
     if type(spec) == "table" and not is_array(spec) then
-      for k = 1, #spec do
-        local i = integer(name, "split point " .. k, spec[k])
+      for k = 1, rawlen(spec) do
+        local i = integer(name, "split point " .. k, rawget(spec, k))
         bounds[k + 1] = boundary(name, i, n)
       end
       bounds[#bounds + 1] = n

@@ -9,6 +9,7 @@
 -- are written in chunks that double each round (NumPy's order, NumPy's values).
 local type, getmetatable, tostring = type, getmetatable, tostring
 local fmt, min = string.format, math.min
+local rawlen, rawget = rawlen, rawget
 local support = require "cuarr.support"
 
 return function(M, cpu, core)
@@ -22,41 +23,42 @@ return function(M, cpu, core)
   local MODES = { constant = true, edge = true, reflect = true, symmetric = true, wrap = true }
 
   -- v broadcast to ndim pairs, NumPy's (ndim, 2) broadcast of pad_width or constant_values;
-  -- read(name, what, x) checks each entry.
+  -- read(name, what, x) checks each entry.  The tables are data: read raw (a hostile __len or
+  -- __index must not decide their counts or entries).
   local function pairs_of(v, ndim, what, read)
     local function pair(p, where)
       if not is_list(p) then
         local x = read(where, p)
         return { x, x }
       end
-      if #p == 1 then
-        local x = read(where .. "[1]", p[1])
+      if rawlen(p) == 1 then
+        local x = read(where .. "[1]", rawget(p, 1))
         return { x, x }
       end
-      if #p ~= 2 then
+      if rawlen(p) ~= 2 then
         raise("ValueError", fmt("pad: %s%s must hold 1 or 2 values (before, after), got %d",
-          what, where, #p))
+          what, where, rawlen(p)))
       end
-      return { read(where .. "[1]", p[1]), read(where .. "[2]", p[2]) }
+      return { read(where .. "[1]", rawget(p, 1)), read(where .. "[2]", rawget(p, 2)) }
     end
     local out = {}
-    if not is_list(v) or (#v >= 1 and not is_list(v[1])) then
+    if not is_list(v) or (rawlen(v) >= 1 and not is_list(rawget(v, 1))) then
       -- a number, {n} or {before, after}: the same for every axis
-      if is_list(v) and #v > 2 then
-        raise("ValueError", fmt("pad: %s of %d numbers does not broadcast to (%d, 2)", what, #v,
-          ndim))
+      if is_list(v) and rawlen(v) > 2 then
+        raise("ValueError", fmt("pad: %s of %d numbers does not broadcast to (%d, 2)", what,
+          rawlen(v), ndim))
       end
       local p = pair(v, "")
       for d = 1, ndim do out[d] = p end
       return out
     end
-    local n = #v
+    local n = rawlen(v)
     if n ~= 1 and n ~= ndim then
       raise("ValueError", fmt("pad: %s has %d pairs for an array of %d dimensions", what, n,
         ndim))
     end
     for d = 1, ndim do
-      local entry = v[n == 1 and 1 or d]
+      local entry = rawget(v, n == 1 and 1 or d)
       if not is_list(entry) then
         raise("TypeError", fmt("pad: %s[%d] must be a table, got %s", what, d, type(entry)))
       end

@@ -12,6 +12,7 @@
 -- partition and argpartition sort fully, which satisfies the partition's contract.
 local type, getmetatable, select, pairs = type, getmetatable, select, pairs
 local fmt = string.format
+local rawlen, rawget = rawlen, rawget
 local support = require "cuarr.support"
 local count_of = require "cuarr.count"
 
@@ -183,8 +184,13 @@ return function(M, cpu, core)
       raise("TypeError", fmt("lexsort: argument #1 must be a table of arrays or an array, got %s",
         type(keys)))
     end
-    local n = #keys
+    -- read raw into a copy: the table is data, and a hostile __len or __index must neither
+    -- decide its count nor change a key between its check and its use
+    local n = rawlen(keys)
     if n < 1 then raise("ValueError", "need sequence of keys with len > 0 in lexsort") end
+    local list = {}
+    for i = 1, n do list[i] = rawget(keys, i) end
+    keys = list
     local first = array_arg("lexsort", keys[1], "key 1")
     local ax = -1
     if is_options(axis) then

@@ -11,6 +11,7 @@
 -- the device.
 local type, getmetatable, select, ipairs = type, getmetatable, select, ipairs
 local fmt = string.format
+local rawlen, rawget = rawlen, rawget
 local support = require "cuarr.support"
 
 -- (M, cpu, core): the device namespace, the host one, the C module.
@@ -47,14 +48,18 @@ return function(M, cpu, core)
       return cpu.array(integer(name, "an index", v), "int64")
     end
     if type(v) == "table" then
-      for i = 1, #v do
-        if type(v[i]) ~= "number" then
+      -- read raw into a copy, which is what becomes the array: a hostile __len or __index
+      -- must not decide the count, nor change an entry between its check and its use
+      local list = {}
+      for i = 1, rawlen(v) do
+        local e = rawget(v, i)
+        if type(e) ~= "number" then
           raise("TypeError", fmt("%s: entry %d of the indices must be an integer, got %s", name,
-            i, type(v[i])))
+            i, type(e)))
         end
-        integer(name, "entry " .. i .. " of the indices", v[i])
+        list[i] = integer(name, "entry " .. i .. " of the indices", e)
       end
-      return cpu.array(v, "int64")
+      return cpu.array(list, "int64")
     end
     raise("TypeError", fmt("%s: indices must be an array, an integer or a table of integers, "
       .. "got %s", name, type(v)))
@@ -230,11 +235,11 @@ return function(M, cpu, core)
       if choices.ndim == 0 then raise("ValueError", "choose: the choices need a first axis") end
       C = choices
     elseif type(choices) == "table" then
-      local n = #choices
+      local n = rawlen(choices) -- raw: the table is data
       if n == 0 then raise("ValueError", "choose: no choices") end
       local list = {}
       for i = 1, n do
-        local c = choices[i]
+        local c = rawget(choices, i)
         if type(c) == "number" then c = xp.array(c) end
         list[i] = check_array("choose", c, "choice " .. i)
       end
@@ -265,21 +270,25 @@ return function(M, cpu, core)
         or is_array(choicelist) then
       raise("TypeError", "select: condlist and choicelist must be tables")
     end
-    local n = #condlist
-    if n ~= #choicelist then
+    -- read raw into copies: the tables are data, and a hostile __len or __index must neither
+    -- decide their counts nor change an entry between its check and its use
+    local n = rawlen(condlist)
+    if n ~= rawlen(choicelist) then
       raise("ValueError", fmt("select: list of cases must be same length as list of conditions "
-        .. "(%d and %d)", #choicelist, n))
+        .. "(%d and %d)", rawlen(choicelist), n))
     end
+    local conds, choices = {}, {}
+    for i = 1, n do conds[i], choices[i] = rawget(condlist, i), rawget(choicelist, i) end
     if n == 0 then raise("ValueError", "select with an empty condition list is not possible") end
     local xp
     for i = 1, n do
-      local c = condlist[i]
+      local c = conds[i]
       if not is_array(c) or c.dtype ~= "bool" then
         raise("TypeError", fmt("select: invalid entry %d in condlist: should be a boolean array",
           i))
       end
       xp = xp or xp_of(c)
-      local ch = choicelist[i]
+      local ch = choices[i]
       if not is_array(ch) and type(ch) ~= "number" and type(ch) ~= "boolean" then
         raise("TypeError", fmt("select: entry %d of choicelist must be an array or a number, "
           .. "got %s", i, type(ch)))
@@ -292,7 +301,7 @@ return function(M, cpu, core)
     end
     local result = default
     for i = n, 1, -1 do
-      result = xp.where(condlist[i], choicelist[i], result)
+      result = xp.where(conds[i], choices[i], result)
     end
     return result
   end
