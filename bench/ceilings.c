@@ -26,6 +26,7 @@
 enum {
   D2D_BYTES_MIB = 1024,     /* far above any L2: no rotation needed */
   TRANSFER_BYTES_MIB = 256, /* the size run.lua uses for cuarr's own transfers */
+  PEER_BYTES_MIB = 256,     /* bench/distributed.lua's peer copy */
   N_LAUNCHES = 20000,
   N_LAUNCH_SYNC = 2000,
   N_ALLOC_PAIRS = 500,
@@ -152,6 +153,55 @@ static void bench_d2d(const timer *t) {
   printf("ceiling d2d_copy_GBps %.1f\n", 2.0 * (double)bytes / s / 1e9);
   CU(cuMemFree(j.src_d));
   CU(cuMemFree(j.dst_d));
+}
+
+/* ---------------------------------------------------------------- peer copies */
+
+typedef struct peer_job {
+  CUdeviceptr dst, src;
+  CUcontext dst_ctx, src_ctx;
+  size_t bytes;
+} peer_job;
+
+static void peer_copy(void *arg, CUstream s) {
+  peer_job *j = arg;
+  CU(cuMemcpyPeerAsync(j->dst, j->dst_ctx, j->src, j->src_ctx, j->bytes, s));
+}
+
+/* PEER_BYTES_MIB from device 0 to device 1 by cuMemcpyPeerAsync on device 0's stream, with peer
+ * access on where the pair allows it (as cuarr turns it on), by events: what cuarr's copy to
+ * another device is measured against.  Nothing on a machine of one device. */
+static void bench_peer(const timer *t) {
+  int count = 0;
+  check(cuarr_device_count(&count));
+  if (count < 2)
+    return;
+  size_t bytes = PEER_BYTES_MIB * MiB;
+  peer_job j = {.bytes = bytes};
+  check(cuarr_device_activate(1));
+  CU(cuCtxGetCurrent(&j.dst_ctx));
+  CU(cuMemAlloc(&j.dst, bytes));
+  CU(cuMemsetD8Async(j.dst, 0xa5, bytes, NULL));
+  CU(cuCtxSynchronize());
+  check(cuarr_device_activate(0));
+  CU(cuCtxGetCurrent(&j.src_ctx));
+  j.src = device_buffer(bytes, 0x5a, t->stream);
+  CUdevice d0, d1;
+  CU(cuDeviceGet(&d0, 0));
+  CU(cuDeviceGet(&d1, 1));
+  int can = 0;
+  CU(cuDeviceCanAccessPeer(&can, d0, d1));
+  if (can) {
+    CUresult r = cuarr_cu.cuCtxEnablePeerAccess(j.dst_ctx, 0);
+    if (r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+      check(cuarr_cu_check(r, "cuCtxEnablePeerAccess"));
+  }
+  double s = median_seconds(t, event_seconds, peer_copy, &j, 3, 15);
+  printf("ceiling peer_copy_GBps %.1f\n", (double)bytes / s / 1e9);
+  CU(cuMemFree(j.src));
+  check(cuarr_device_activate(1));
+  CU(cuMemFree(j.dst));
+  check(cuarr_device_activate(0));
 }
 
 /* Host<->device GB/s of `bytes` from `host` (pinned or pageable). */
@@ -542,6 +592,7 @@ int main(void) {
   bench_pinned(&t);
   bench_pageable(&t);
   bench_alloc();
+  bench_peer(&t);
   fflush(stdout);
   bench_cublas(&t);
 

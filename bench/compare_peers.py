@@ -8,7 +8,7 @@ line per figure; when it is readable the table shows cuarr's figure and cuarr/pe
 beside the peers'.  A peer that is not installed, or whose GPU setup fails, is reported and
 skipped; a case that fails is reported and the others still run: the script exits 0.
 CUARR_BENCH_SUITES (comma-separated: transfers, elementwise, reduction, raw_kernels, graphs,
-jit, random, matmul, linalg, arrays) picks suites as in run.lua.
+jit, random, matmul, linalg, arrays, distributed) picks suites as in run.lua.
 
 Each case is timed as run.lua times it (bench/timing.lua):
   transfers   median of several repetitions after a warm-up, wall clock around the call with
@@ -86,6 +86,7 @@ SUITES = (
     "matmul",
     "linalg",
     "arrays",
+    "distributed",
 )
 # As in bench/raw_kernels.lua and bench/graphs.lua.
 RAW_N = 1000
@@ -1187,6 +1188,11 @@ def torch_cases(suites):
         from peer_arrays import torch_array_cases
 
         cases.update(torch_array_cases(torch, ops, device_seconds))
+    if "distributed" in suites:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from peer_distributed import torch_distributed_cases
+
+        cases.update(torch_distributed_cases(torch))
     info = f"torch {torch.__version__}, {torch.cuda.get_device_name(0)}"
     return info, cases, ops.release
 

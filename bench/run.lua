@@ -11,14 +11,16 @@
 -- 64 x 64 product's cost per call against the launch floor) and bench/linalg.lua (det, solve
 -- and inv of a 4096 x 4096 float64 matrix and det of 10 000 8 x 8, in ms, their targets
 -- relative to CuPy's and so decided in compare_peers.py's table), bench/arrays.lua (sorting,
--- masks, take, joining and flipping: issue 18's figures), with the clocks in
+-- masks, take, joining and flipping: issue 18's figures), bench/distributed.lua (all_reduce
+-- and a copy between two devices, when there are two), with the clocks in
 -- bench/timing.lua.  Environment:
 --   CUARR_CEILINGS      file holding the ceilings program's output (`ceiling <name> <value>`,
 --                       `device <name>`, `driver <version>`); without it the shares are blank
 --   CUARR_BENCH_OUT     file to write cuarr's figures to, as `name value` lines, for
 --                       bench/compare_peers.py
 --   CUARR_BENCH_SUITES  comma-separated suites to run (default: all of transfers, elementwise,
---                       reduction, raw_kernels, graphs, jit, random, matmul, linalg, arrays)
+--                       reduction, raw_kernels, graphs, jit, random, matmul, linalg, arrays,
+--                       distributed)
 -- Each figure prints as `cuarr <name> <value>` when measured; a short table comes last (the GPU
 -- machine returns only the tail of the output).  A case that fails is reported and the others
 -- still run; the exit status is 1 when any failed.
@@ -42,6 +44,7 @@ local SUITES = {
   {name = "matmul", module = "bench.matmul"},
   {name = "linalg", module = "bench.linalg"},
   {name = "arrays", module = "bench.arrays"},
+  {name = "distributed", module = "bench.distributed"},
 }
 
 local function fail(msg)
