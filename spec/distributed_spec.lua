@@ -254,6 +254,26 @@ describe("a communicator over one device", function()
     H.raises("ValueError", comm.barrier, comm, { stream = s })
   end)
 
+  H.gpu_it("barrier reads its streams raw: a hostile table is a cuarr error or its entries",
+    function()
+      local comm <close> = D.init { devices = { 0 } }
+      local s = cuarr.Stream { non_blocking = true }
+      -- an __index that answers a Stream once, then a number (the fuzzer's finding: the wait
+      -- read the table again and called a method of the number: a plain Lua error)
+      local reads = 0
+      local changing = setmetatable({}, {
+        __len = function() return 1 end,
+        __index = function()
+          reads = reads + 1
+          return reads == 1 and s or 5
+        end,
+      })
+      H.raises("ValueError", comm.barrier, comm, { streams = changing })
+      -- a __len that answers a string: the entries themselves count
+      local odd = setmetatable({ s }, { __len = function() return "x" end })
+      comm:barrier { streams = odd }
+    end)
+
   local function comm1() return D.init { devices = { 0 } } end
   local cases = {
     { "ValueError", "2 parts for 1 ranks", function(c, a) c:all_reduce({ a, a }, "sum") end },

@@ -4,6 +4,7 @@
 -- comm:barrier() and cuarr.distributed.is_available().  Ranks are 0-based (NCCL's, as device
 -- ids are): parts[r + 1] is rank r's array, on comm.devices[r + 1].
 local select, getmetatable, ipairs, type = select, getmetatable, ipairs, type
+local rawlen, rawget = rawlen, rawget
 
 -- (M, cpu, core): the device namespace, the host one, the C module.
 return function(M, _, core)
@@ -31,6 +32,13 @@ return function(M, _, core)
     end
     if comm.destroyed then raise("ValueError", "barrier: the communicator has been destroyed") end
     local streams = opts and opts.streams
+    if type(streams) == "table" then
+      -- read raw into a copy, which both the all_reduce checks and the waits below use: a
+      -- hostile __index must not answer a Stream to the check and something else to the wait
+      local list = {}
+      for r = 1, rawlen(streams) do list[r] = rawget(streams, r) end
+      streams = list
+    end
     local parts = {}
     for r, d in ipairs(comm.devices) do
       parts[r] = M.with_device(d, M.empty, 1, "int32") -- any value: only the exchange matters
