@@ -201,15 +201,15 @@ require("cuarr.linalg")(M, cpu, core)
 require("cuarr.join")(M, cpu, core)
 require("cuarr.mask")(M, cpu, core)
 require("cuarr.rearrange")(M, cpu, core)
-require("cuarr.take")(M, cpu, core)
--- cuarr.distributed: NCCL collectives over several GPUs (lua/cuarr/distributed.lua).
-require("cuarr.distributed")(M, cpu, core)
 -- sort, argsort, partition, lexsort, searchsorted (lua/cuarr/sort.lua).
 require("cuarr.sort")(M, cpu, core)
 -- bincount, histogram, histogram_bin_edges, digitize (lua/cuarr/histogram.lua).
 require("cuarr.histogram")(M, cpu, core)
 -- isin, in1d, intersect1d, union1d, setdiff1d, setxor1d (lua/cuarr/sets.lua).
 require("cuarr.sets")(M, cpu, core)
+require("cuarr.take")(M, cpu, core)
+-- cuarr.distributed: NCCL collectives over several GPUs (lua/cuarr/distributed.lua).
+require("cuarr.distributed")(M, cpu, core)
 
 -- Error objects carry .kind and .message; this tells them from other errors.
 function M.is_error(e, kind)

@@ -197,11 +197,11 @@ void cuarr_lua_open_ufuncs(lua_State *L, const cuarr_lua_module *m);      /* ufu
 void cuarr_lua_open_reductions(lua_State *L, const cuarr_lua_module *m);  /* reductions.c */
 void cuarr_lua_open_pinned(lua_State *L, const cuarr_lua_module *m);      /* pinned.c */
 void cuarr_lua_open_cuda_array_interface(lua_State *L, const cuarr_lua_module *m);
-void cuarr_lua_open_random(lua_State *L, const cuarr_lua_module *m);   /* random.c */
-void cuarr_lua_open_products(lua_State *L, const cuarr_lua_module *m); /* products.c */
-void cuarr_lua_open_linalg(lua_State *L, const cuarr_lua_module *m);   /* linalg.c */
-void cuarr_lua_open_join(lua_State *L, const cuarr_lua_module *m);     /* join.c */
-void cuarr_lua_open_mask(lua_State *L, const cuarr_lua_module *m);     /* mask.c */
+void cuarr_lua_open_random(lua_State *L, const cuarr_lua_module *m);    /* random.c */
+void cuarr_lua_open_products(lua_State *L, const cuarr_lua_module *m);  /* products.c */
+void cuarr_lua_open_linalg(lua_State *L, const cuarr_lua_module *m);    /* linalg.c */
+void cuarr_lua_open_join(lua_State *L, const cuarr_lua_module *m);      /* join.c */
+void cuarr_lua_open_mask(lua_State *L, const cuarr_lua_module *m);      /* mask.c */
 void cuarr_lua_open_rearrange(lua_State *L, const cuarr_lua_module *m); /* rearrange.c */
 void cuarr_lua_open_sort(lua_State *L, const cuarr_lua_module *m);      /* sort.c */
 void cuarr_lua_open_take(lua_State *L, const cuarr_lua_module *m);      /* take.c */
