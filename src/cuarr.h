@@ -1102,9 +1102,9 @@ typedef enum cuarr_bin_rule {
  * nothing synchronised; host arrays: a C loop.  Operands that are not C-contiguous are copied
  * first. */
 CUARR_API cuarr_status cuarr_bin_count(cuarr_context *ctx, const cuarr_array *x,
-                                       cuarr_bin_rule rule, int64_t nbins,
-                                       const cuarr_array *edges, double lo, double hi,
-                                       const cuarr_array *weights, cuarr_array *out);
+                                       cuarr_bin_rule rule, int64_t nbins, const cuarr_array *edges,
+                                       double lo, double hi, const cuarr_array *weights,
+                                       cuarr_array *out);
 
 /* ---------------------------------------------------------------- diagnostics */
 
