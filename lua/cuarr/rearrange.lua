@@ -405,22 +405,34 @@ return function(M, cpu, core)
       return reshape(broadcast_to(expand_dims(a, ax + 1), wide):copy(), shape)
     end
     local total = 0
-    for i = 1, n do total = total + counts[i] end
+    for i = 1, n do
+      if counts[i] >= math.maxinteger - total then
+        raise("ValueError", fmt("repeat: the result is too big: the counts sum past 2^63 - 1"))
+      end
+      total = total + counts[i]
+    end
     shape[ax] = total
     local xp = ns(a)
     if total == 0 then return xp.empty(shape, a.dtype) end
     local take = xp.take
-    -- one gather, the indices (1-based) built here; "clip" as they are all in range: the
-    -- default "raise" would read back the device's check, a synchronisation for nothing
+    -- one gather; "clip" as the indices are all in range: the default "raise" would read back
+    -- the device's check, a synchronisation for nothing.  The indices are built where the
+    -- array is, never output element by output element in Lua (a count of 2^40 was a Lua
+    -- table of 2^40 entries: minutes, then Lua's own "not enough memory"): the running sum of
+    -- marks, zero but where an element's run starts, there the step from the previous run's
+    -- element; so a result too big is the allocation's error, at once.
     if take then
-      local idx, k = {}, 0
+      local starts, steps, at, last = {}, {}, 1, 0
       for i = 1, n do
-        for _ = 1, counts[i] do
-          k = k + 1
-          idx[k] = i
+        local c = counts[i]
+        if c > 0 then
+          starts[#starts + 1], steps[#steps + 1] = at, i - last
+          at, last = at + c, i
         end
       end
-      return take(a, xp.array(idx, "int64"), ax, { mode = "clip" })
+      local marks = xp.zeros(total, "int64")
+      xp.put(marks, cpu.array(starts, "int64"), cpu.array(steps, "int64"), "clip")
+      return take(a, xp.cumsum(marks), ax, { mode = "clip" })
     end
     -- without take: one concatenate of slabs, runs of single counts taken whole
     local pieces, i = {}, 1
