@@ -57,6 +57,16 @@ describe("cuarr.cpu.random refuses", function()
     { "choice with p of the wrong length", "ValueError", r.choice, 3, 2, true, { 0.5, 0.5 } },
     { "choice from a 2-D array", "ValueError", r.choice, cuarr.cpu.zeros({ 2, 2 }), 1 },
     { "a non-boolean replace", "TypeError", r.choice, 3, 2, "yes" },
+    -- extra arguments are refused, not ignored
+    { "an extra argument to permutation", "TypeError", r.permutation, 3, "x" },
+    { "an extra argument to shuffle", "TypeError", r.shuffle, cuarr.cpu.arange(3), 1 },
+    { "an extra argument to choice", "TypeError", r.choice, 3, 2, true, nil, 1, n = 8 },
+    { "an extra argument to random", "TypeError", r.random, 3, nil, nil, 1, n = 7 },
+    { "an extra argument to uniform", "TypeError", r.uniform, 0, 1, 3, nil, nil, 1, n = 9 },
+    { "an extra argument to integers", "TypeError", r.integers, 0, 3, 3, "int64", false, 1 },
+    { "an extra argument to randint", "TypeError", r.randint, 0, 3, 3, "int64", 1 },
+    { "an extra argument to seed", "TypeError", r.seed, 1, 2 },
+    { "an extra argument to default_rng", "TypeError", r.default_rng, 1, 2 },
   }
   for _, case in ipairs(cases) do
     it(case[1] .. " (" .. case[2] .. ")", function()
@@ -70,6 +80,8 @@ describe("cuarr.cpu.random refuses", function()
     local g = r.default_rng(1)
     H.raises("TypeError", g.random, {}, 3)
     H.raises("TypeError", g.standard_normal, nil, 3)
+    H.raises("TypeError", g.permutation, g, 3, "x")
+    H.raises("TypeError", g.exponential, g, 1, 3, nil, nil, 1)
   end)
 
   it("an out that is a device array for cuarr.cpu.random, a host one for cuarr.random", function()

@@ -447,9 +447,20 @@ return function(M, cpu, core)
         raise("TypeError", "argument #1 must be a Generator, got " .. type(g))
       end
     end
+    -- How many arguments each method takes after its state: more are a TypeError, as for
+    -- every cuarr function, not silently ignored.
+    local ARITY = { random = 3, uniform = 5, standard_normal = 3, normal = 5, exponential = 4,
+                    integers = 5, permutation = 1, shuffle = 1, choice = 4 }
+    local function check_arity(name, ...)
+      local n = select("#", ...)
+      if n > ARITY[name] then
+        raise("TypeError", name .. " takes at most " .. ARITY[name] .. " arguments, got " .. n)
+      end
+    end
     for name, fn in pairs(methods) do
       Generator.__index[name] = function(g, ...)
         check_generator(g)
+        check_arity(name, ...)
         return fn(g, ...)
       end
     end
@@ -458,19 +469,24 @@ return function(M, cpu, core)
       return "Generator(Philox4x32-10, seed=" .. g.seed .. ")"
     end
 
-    function R.default_rng(seed)
+    function R.default_rng(seed, ...)
+      if select("#", ...) > 0 then raise("TypeError", "default_rng takes at most 1 argument") end
       if getmetatable(seed) == Generator then return seed end
       return setmetatable({ seed = check_seed(seed, "default_rng"), counter = 0 }, Generator)
     end
 
     -- The legacy functions, on the module's state.
     local legacy = { seed = check_seed(nil, "seed"), counter = 0 }
-    function R.seed(s)
+    function R.seed(s, ...)
+      if select("#", ...) > 0 then raise("TypeError", "seed takes at most 1 argument") end
       legacy.seed = check_seed(s, "seed")
       legacy.counter = 0
     end
     for name, fn in pairs(methods) do
-      R[name] = function(...) return fn(legacy, ...) end
+      R[name] = function(...)
+        check_arity(name, ...)
+        return fn(legacy, ...)
+      end
     end
     R.random_sample = R.random
     R.ranf = R.random
@@ -484,7 +500,8 @@ return function(M, cpu, core)
     end
     function R.rand(...) return methods.random(legacy, dims("rand", ...)) end
     function R.randn(...) return methods.standard_normal(legacy, dims("randn", ...)) end
-    function R.randint(low, high, size, dtype)
+    function R.randint(low, high, size, dtype, ...)
+      if select("#", ...) > 0 then raise("TypeError", "randint takes at most 4 arguments") end
       return integers(legacy, "randint", low, high, size, dtype, false)
     end
     R.Generator = Generator
