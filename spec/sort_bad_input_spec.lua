@@ -196,3 +196,17 @@ describe("the sorting functions refuse host and device arrays mixed", function()
     end)
   end
 end)
+
+-- The binding's own functions (the fuzzer calls them too): an axis of any Lua integer is an
+-- IndexError, its message computed without overflow (one plus math.maxinteger was signed
+-- overflow, which UBSan reports under `make sanitize`).
+describe("the sort binding refuses", function()
+  local core = require "cuarr.core"
+  it("an axis at the ends of the Lua integers", function()
+    local a = cuarr.cpu.arange(3)
+    for _, ax in ipairs { math.maxinteger, math.mininteger, 32, -2 } do
+      H.raises("IndexError", core.sort_rows, a, ax, "sort")
+      H.raises("IndexError", core.lexsort_rows, { a }, ax)
+    end
+  end)
+end)

@@ -4,7 +4,7 @@
  * methods): core.sort_rows(a, axis, mode), core.lexsort_rows(keys, axis) and
  * core.searchsorted_rows(sorted, values, right, sorter), over the C core's cuarr_sort,
  * cuarr_lexsort and cuarr_searchsorted.  Axes here are the core's: 0-based, -1 for the
- * flattened array.
+ * flattened array (and named so in the messages: one plus a Lua integer can overflow).
  */
 #include <string.h>
 
@@ -24,8 +24,8 @@ static int l_sort_rows(lua_State *L) {
   const lua_Integer axis = cuarr_lua_check_integer(L, 2, "sort: the axis");
   const char *mode = cuarr_lua_check_string(L, 3, "sort: the mode");
   if (axis < CUARR_SORT_FLAT || axis >= CUARR_MAXDIM)
-    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "sort: axis %lld is out of range",
-                           (long long)axis + 1);
+    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "sort: axis %lld (0-based) is out of range",
+                           (long long)axis);
   cuarr_context *ctx = cuarr_lua_context(S, cuarr_array_device(a));
   if (strcmp(mode, "inplace") == 0) {
     CUARR_LUA_TRY(L, cuarr_sort(ctx, a, (int)axis, a, NULL));
@@ -49,8 +49,8 @@ static int l_lexsort_rows(lua_State *L) {
                            luaL_typename(L, 1));
   const lua_Integer axis = cuarr_lua_check_integer(L, 2, "lexsort: the axis");
   if (axis < CUARR_SORT_FLAT || axis >= CUARR_MAXDIM)
-    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "lexsort: axis %lld is out of range",
-                           (long long)axis + 1);
+    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "lexsort: axis %lld (0-based) is out of range",
+                           (long long)axis);
   lua_settop(L, 2);
   const lua_Integer n = cuarr_lua_len(L, 1, "lexsort: the keys");
   if (n < 1)
