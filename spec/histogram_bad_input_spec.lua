@@ -127,3 +127,17 @@ describe("the counting and set functions refuse", function()
     H.raises("ValueError", cuarr.intersect1d, h, d)
   end)
 end)
+
+-- The binding's bin_count (the fuzzer calls it too): a count of bins of any Lua integer is a
+-- cuarr error; the edges' length is checked without computing nbins + 1 (signed overflow at
+-- math.maxinteger, which UBSan reports under `make sanitize`).
+describe("the counting binding refuses", function()
+  local core = require "cuarr.core"
+  it("a count of bins at the end of the Lua integers", function()
+    local x, e = cuarr.cpu.array({ 0.5, 1.5 }), cuarr.cpu.array({ 0.0, 1.0, 2.0 })
+    for _, rule in ipairs { "edges", "uniform" } do
+      H.raises("ValueError", core.bin_count, x, rule, math.maxinteger, e, 0, 2)
+    end
+    H.raises("ValueError", core.bin_count, cuarr.cpu.array({ 1, 2 }), "value", math.maxinteger)
+  end)
+end)

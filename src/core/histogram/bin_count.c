@@ -220,9 +220,11 @@ static cuarr_status check(const cuarr_array *x, cuarr_bin_rule rule, int64_t nbi
     if (cuarr_array_device(edges) != device)
       return cuarr_fail(CUARR_VALUE_ERROR, "cuarr_bin_count: the edges are on %s and x on %s",
                         place(cuarr_array_device(edges)), place(device));
-    if (edges->ndim != 1 || edges->shape[0] != nbins + 1)
-      return cuarr_fail(CUARR_VALUE_ERROR, "cuarr_bin_count: the edges must be %lld values in 1-D",
-                        (long long)(nbins + 1));
+    /* shape - 1 against nbins, never nbins + 1: a caller's nbins may be INT64_MAX */
+    if (edges->ndim != 1 || edges->shape[0] - 1 != nbins)
+      return cuarr_fail(CUARR_VALUE_ERROR,
+                        "cuarr_bin_count: the edges must be one more than the %lld bins, in 1-D",
+                        (long long)nbins);
   }
   if (weights) {
     CUARR_TRY(cuarr_array_check_live(weights));
