@@ -141,12 +141,9 @@ local cases = {
     misuse = function(t, xp) return xp.repeat_(t.a, { 1, -1 }, 1) end },
   { "repeat with counts of the wrong length", "ValueError", match = "counts",
     misuse = function(t, xp) return xp.repeat_(t.a, { 1, 2 }, 2) end },
-  -- counts that differ and sum to more than fits: the allocation's error at once (the indices
-  -- were a Lua table built element by element: minutes, then Lua's plain "not enough memory")
-  { "repeat with counts too big for memory", "OutOfMemoryError", match = "memory",
-    misuse = function(t, xp) return xp.repeat_(t.a, { 1 << 40, 1 }, 1) end },
-  { "repeat with counts of an array too big for memory", "OutOfMemoryError", match = "memory",
-    misuse = function(t, xp) return xp.repeat_(t.a, xp.array({ 1, 1 << 41 }), 1) end },
+  -- (Counts whose result cannot be allocated are not spec'd here: where the host overcommits
+  -- memory, as the GPU machines do, a host array of terabytes is granted and then filled until
+  -- the process is killed, as NumPy's would be.)
   { "repeat with counts that sum past 2^63 - 1", "ValueError", match = "too big",
     misuse = function(t, xp) return xp.repeat_(t.a, { 1 << 62, 1 << 62 }, 1) end },
   { "repeat with fractional counts", "TypeError", match = "integer",
