@@ -354,8 +354,8 @@ sanitize: deps
 	exit $$status
 
 # These two run inside the sanitize build (BUILD and the flags set by `make sanitize`).
-# The module alone, without the device sort library: nothing here runs on a device, and nvcc's
-# build of it would take minutes more (device sorts are a NotAvailable under the stand-in).
+# The module, not `all`: nothing here runs on a device (device sorts are a NotAvailable under the
+# stand-in); the device sort library is built only for test_sort_library, which checks its exports.
 sanitize-asan:
 	@$(MAKE) --no-print-directory $(PARALLEL) $(MODULE) $(SAN_CTESTS) $(SAN_LUA) $(SAN_KEEP_MODULES) \
 	  $(FAKE_LIBCUDA)
