@@ -11,40 +11,27 @@
 -- Synchronisations on the device: bincount reads x's minimum and maximum back together (the
 -- result's length depends on them); histogram reads the range when it is not given (one read),
 -- and the order and ends of edges given as an array; digitize reads the order of its bins.
-local type, getmetatable, select, next = type, getmetatable, select, next
+local type, next = type, next
 local math_type, fmt = math.type, string.format
 local rawlen, rawget = rawlen, rawget
 
 -- (M, cpu, core): the device namespace, the host one, the C module.
+local support = require "cuarr.support"
+
 return function(M, cpu, core)
   local raise = core.raise
-  local ndarray = core.metatables.ndarray
+  local max_args, as_array, is_array =
+    support.max_args, support.as_array, support.is_array
   local check_options = core.check_options
   local bin_count = core.bin_count
   -- The core's entry point is the front end's, not the user's.
   M.bin_count, cpu.bin_count = nil, nil
 
-  local function is_array(x) return getmetatable(x) == ndarray end
   local function is_options(t)
     return type(t) == "table" and not is_array(t) and type(next(t)) == "string"
   end
   local function is_float(dtype) return dtype:sub(1, 5) == "float" end
   local function xp_of(a) return a.device == "cpu" and cpu or M end
-
-  local function max_args(name, most, ...)
-    local n = select("#", ...)
-    if n > most then
-      raise("TypeError", fmt("%s takes at most %d arguments, got %d", name, most, n))
-    end
-  end
-
-  -- v as an array: an array as it is; a table, number or boolean made by xp's array.
-  local function as_array(xp, name, v, what)
-    if is_array(v) then return v end
-    local t = type(v)
-    if t == "table" or t == "number" or t == "boolean" then return xp.array(v) end
-    raise("TypeError", fmt("%s: %s must be an array, a table or a number, got %s", name, what, t))
-  end
 
   local function options(name, opts, keys, argn)
     if opts == nil then return {} end

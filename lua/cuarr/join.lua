@@ -7,7 +7,7 @@
 -- indices plus one; a negative one counts from the end as in NumPy (-2: the last two elements
 -- are the last piece), and points past either end are clamped as NumPy's slices are.  Splits
 -- return Lua sequences of views.
-local type, getmetatable, ipairs = type, getmetatable, ipairs
+local type, ipairs = type, ipairs
 local pairs, select, rawlen, rawget = pairs, select, rawlen, rawget
 local fmt, concat, min, max = string.format, table.concat, math.min, math.max
 local support = require "cuarr.support"
@@ -15,24 +15,17 @@ local support = require "cuarr.support"
 -- (M, cpu, core): the device namespace, the host one, the C module.
 return function(M, cpu, core)
   local raise = core.raise
-  local ndarray = core.metatables.ndarray
+  local check_array, is_array =
+    support.array_arg, support.is_array
   local concatenate = core.concatenate
   local expand_dims, reshape = core.expand_dims, core.reshape
 
-  local function is_array(x) return getmetatable(x) == ndarray end
 
   local function shape_str(s)
     local t = {}
     for i, n in ipairs(s) do t[i] = n end
     if #t == 1 then return "(" .. t[1] .. ",)" end
     return "(" .. concat(t, ", ") .. ")"
-  end
-
-  local function check_array(name, a, what)
-    if not is_array(a) then
-      raise("TypeError", fmt("%s: %s must be an array, got %s", name, what, type(a)))
-    end
-    return a
   end
 
   -- The arrays of the sequence t (a TypeError for anything else), at least one.

@@ -7,14 +7,15 @@
 -- result depends on the data: on the device each count costs one synchronisation (place and
 -- putmask count twice).  Masks and values may be Lua tables or numbers: they become arrays
 -- where the array they go with is (host or current device).
-local type, getmetatable, select, ipairs = type, getmetatable, select, ipairs
+local type, ipairs = type, ipairs
 local fmt = string.format
 local support = require "cuarr.support"
 
 -- (M, cpu, core): the device namespace, the host one, the C module.
 return function(M, cpu, core)
   local raise = core.raise
-  local ndarray = core.metatables.ndarray
+  local max_args, check_array, is_array =
+    support.max_args, support.array_arg, support.is_array
   local mask_positions, mask_select = core.mask_positions, core.mask_select
   local mask_assign = core.mask_assign
   -- The binding's helpers for this file only: not the user's (init.lua copied core's names).
@@ -23,23 +24,8 @@ return function(M, cpu, core)
   local swapaxes, concatenate = core.swapaxes, core.concatenate
   local ascontiguousarray, count_nonzero = core.ascontiguousarray, core.count_nonzero
 
-  local function is_array(x) return getmetatable(x) == ndarray end
   -- Where new arrays go with a: cuarr.cpu for a host array, cuarr otherwise.
   local function namespace_of(a) return a.device == "cpu" and cpu or M end
-
-  local function max_args(name, most, ...)
-    if select("#", ...) > most then
-      raise("TypeError", fmt("%s takes at most %d arguments, got %d", name, most,
-        select("#", ...)))
-    end
-  end
-
-  local function check_array(name, a, what)
-    if not is_array(a) then
-      raise("TypeError", fmt("%s: %s must be an array, got %s", name, what, type(a)))
-    end
-    return a
-  end
 
   -- v as an array where `like` is: an array as it is; a table, number or boolean converted.
   local function array_like(name, v, like, what)

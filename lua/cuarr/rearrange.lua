@@ -11,7 +11,7 @@
 -- Axes are 1-based, negative from the end; indices (and repeat's use of take) are 1-based.
 -- `repeat` is a Lua keyword: cuarr["repeat"] is NumPy's name, cuarr.repeat_ the one that dot
 -- syntax can call (a:repeat_(2) as a method too).
-local type, getmetatable, select, ipairs = type, getmetatable, select, ipairs
+local type, select, ipairs = type, select, ipairs
 local pairs, tostring, insert = pairs, tostring, table.insert
 local fmt, unpack, sort = string.format, table.unpack, table.sort
 local abs = math.abs
@@ -21,41 +21,17 @@ local support = require "cuarr.support"
 -- (M, cpu, core): the device namespace, the host one, the C module.
 return function(M, cpu, core)
   local raise = core.raise
+  local check_array, check_count, axis_of, is_array =
+    support.array_arg, support.max_args, support.axis, support.is_array
   local ndarray = core.metatables.ndarray
   local expand_dims, reshape, transpose = core.expand_dims, core.reshape, core.transpose
   local ravel, broadcast_to, concatenate = core.ravel, core.broadcast_to, core.concatenate
   local integer, shape_str = support.integer, support.shape_str
   local MAXDIM = 32 -- cuarr's most axes (CUARR_MAXDIM)
 
-  local function is_array(x) return getmetatable(x) == ndarray end
 
   -- The namespace an array's results are made in.
   local function ns(a) return a.device == "cpu" and cpu or M end
-
-  local function check_array(name, a, what)
-    if not is_array(a) then
-      raise("TypeError", fmt("%s: %s must be an array, got %s", name, what or "argument #1",
-        type(a)))
-    end
-    return a
-  end
-
-  local function check_count(name, most, ...)
-    local n = select("#", ...)
-    if n > most then
-      raise("TypeError", fmt("%s takes at most %d arguments, got %d", name, most, n))
-    end
-  end
-
-  -- An axis of an array of ndim axes (1-based, negative from the end), returned positive.
-  local function axis_of(name, v, ndim, what)
-    local ax = integer(name, what or "the axis", v)
-    if ax == 0 or ax > ndim or ax < -ndim then
-      raise("IndexError", fmt("%s: axis %d is out of bounds for array of dimension %d (axes are "
-        .. "1-based)", name, ax, ndim))
-    end
-    return ax < 0 and ax + ndim + 1 or ax
-  end
 
   -- A number or a sequence of axes, each positive, none repeated.
   local function axes_of(name, v, ndim, what)

@@ -7,32 +7,20 @@
 -- false, as NumPy's comparisons have it), while unique, and so union1d, keeps one NaN as NumPy 2
 -- does.  Results other than isin's are 1-D and sorted; indices are 1-based.  Each result whose
 -- size depends on the data costs one synchronisation on the device per extraction or unique.
-local type, getmetatable, select, next = type, getmetatable, select, next
+local type, next = type, next
 local fmt = string.format
 
 -- (M, cpu, core): the device namespace, the host one, the C module.
+local support = require "cuarr.support"
+
 return function(M, cpu, core)
   local raise = core.raise
-  local ndarray = core.metatables.ndarray
+  local max_args, as_array, is_array =
+    support.max_args, support.as_array, support.is_array
   local check_options = core.check_options
 
-  local function is_array(x) return getmetatable(x) == ndarray end
   local function xp_of(a) return a.device == "cpu" and cpu or M end
   local function is_float(dtype) return dtype:sub(1, 5) == "float" end
-
-  local function max_args(name, most, ...)
-    local n = select("#", ...)
-    if n > most then
-      raise("TypeError", fmt("%s takes at most %d arguments, got %d", name, most, n))
-    end
-  end
-
-  local function as_array(xp, name, v, what)
-    if is_array(v) then return v end
-    local t = type(v)
-    if t == "table" or t == "number" or t == "boolean" then return xp.array(v) end
-    raise("TypeError", fmt("%s: %s must be an array, a table or a number, got %s", name, what, t))
-  end
 
   local function same_place(x, y)
     local dx, dy = x.device, y.device

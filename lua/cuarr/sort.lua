@@ -10,7 +10,7 @@
 -- NumPy's indices + 1, partition's kth is 1-based, searchsorted gives NumPy's insertion index + 1
 -- (the position the value would take: 1 before everything, n + 1 after everything).
 -- partition and argpartition sort fully, which satisfies the partition's contract.
-local type, getmetatable, select, pairs = type, getmetatable, select, pairs
+local type, pairs = type, pairs
 local fmt = string.format
 local rawlen, rawget = rawlen, rawget
 local support = require "cuarr.support"
@@ -22,6 +22,8 @@ local MAX_KTH = 1 << 24
 -- (M, cpu, core): the device namespace, the host one, the C module.
 return function(M, cpu, core)
   local raise = core.raise
+  local check_count, array_arg, is_array =
+    support.max_args, support.array_arg, support.is_array
   local ndarray = core.metatables.ndarray
   local check_options = core.check_options
   local sort_rows, lexsort_rows = core.sort_rows, core.lexsort_rows
@@ -29,21 +31,6 @@ return function(M, cpu, core)
   -- The core's entry points are the front end's, not the user's.
   M.sort_rows, M.lexsort_rows, M.searchsorted_rows = nil, nil, nil
 
-  local function is_array(x) return getmetatable(x) == ndarray end
-
-  local function check_count(name, most, ...)
-    local n = select("#", ...)
-    if n > most then
-      raise("TypeError", fmt("%s takes at most %d arguments, got %d", name, most, n))
-    end
-  end
-
-  local function array_arg(name, a, what)
-    if not is_array(a) then
-      raise("TypeError", fmt("%s: %s must be an array, got %s", name, what, type(a)))
-    end
-    return a
-  end
 
   local function is_options(v) return type(v) == "table" and not is_array(v) end
 

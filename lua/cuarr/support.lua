@@ -1,9 +1,12 @@
 -- cuarr.support: what the functions written in Lua share (reductions.lua, products.lua,
--- join.lua): shapes written as NumPy writes them in messages, integer arguments read as the C
--- binding reads them, and results delivered into a given `out` under NumPy's 'same_kind' rule.
-local type, tostring, tointeger = type, tostring, math.tointeger
+-- join.lua, the array library's front ends): shapes written as NumPy writes them in messages,
+-- arguments checked as the C binding checks them (their count, arrays, integers, axes), and
+-- results delivered into a given `out` under NumPy's 'same_kind' rule.
+local type, tostring, tointeger, getmetatable, select = type, tostring, math.tointeger,
+  getmetatable, select
 local fmt, concat = string.format, table.concat
-local raise = require("cuarr.core").raise
+local core = require "cuarr.core"
+local raise, ndarray = core.raise, core.metatables.ndarray
 
 local S = {}
 
@@ -11,6 +14,43 @@ local S = {}
 -- 'same_kind'.
 S.KIND = { bool = 0, uint8 = 1, uint16 = 1, uint32 = 1, uint64 = 1, int8 = 2, int16 = 2,
            int32 = 2, int64 = 2, float16 = 3, float32 = 3, float64 = 3 }
+
+function S.is_array(x) return getmetatable(x) == ndarray end
+
+-- A TypeError when more than `most` arguments follow, as every cuarr function refuses extras.
+function S.max_args(name, most, ...)
+  local n = select("#", ...)
+  if n > most then
+    raise("TypeError", fmt("%s takes at most %d arguments, got %d", name, most, n))
+  end
+end
+
+-- a itself when it is an array, else a TypeError naming `what` (default "argument #1").
+function S.array_arg(name, a, what)
+  if getmetatable(a) ~= ndarray then
+    raise("TypeError", fmt("%s: %s must be an array, got %s", name, what or "argument #1",
+      type(a)))
+  end
+  return a
+end
+
+-- v as an array of xp's: an array as it is; a table, number or boolean through xp.array.
+function S.as_array(xp, name, v, what)
+  if getmetatable(v) == ndarray then return v end
+  local t = type(v)
+  if t == "table" or t == "number" or t == "boolean" then return xp.array(v) end
+  raise("TypeError", fmt("%s: %s must be an array, a table or a number, got %s", name, what, t))
+end
+
+-- An axis of an array of ndim axes (1-based, negative from the end), returned positive.
+function S.axis(name, v, ndim, what)
+  local ax = S.integer(name, what or "the axis", v)
+  if ax == 0 or ax > ndim or ax < -ndim then
+    raise("IndexError", fmt("%s: axis %d is out of bounds for an array of %d dimensions (axes "
+      .. "are 1-based)", name, ax, ndim))
+  end
+  return ax < 0 and ax + ndim + 1 or ax
+end
 
 -- "(2,3)", "(4,)", "()".
 function S.shape_str(shape)

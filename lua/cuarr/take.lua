@@ -9,7 +9,7 @@
 -- end, nil flattening the array as NumPy's None.  Indices may be arrays of any integer dtype,
 -- Lua integers or Lua sequences of integers; a host index array for a device array is copied to
 -- the device.
-local type, getmetatable, select, ipairs = type, getmetatable, select, ipairs
+local type, ipairs = type, ipairs
 local fmt = string.format
 local rawlen, rawget = rawlen, rawget
 local support = require "cuarr.support"
@@ -17,28 +17,15 @@ local support = require "cuarr.support"
 -- (M, cpu, core): the device namespace, the host one, the C module.
 return function(M, cpu, core)
   local raise = core.raise
+  local check_count, check_array, axis_of, is_array =
+    support.max_args, support.array_arg, support.axis, support.is_array
   local ndarray = core.metatables.ndarray
   local gather, scatter = core.fancy_gather, core.fancy_scatter
   local reshape, ravel = core.reshape, core.ravel
   local check_options = core.check_options
   local integer = support.integer
 
-  local function is_array(x) return getmetatable(x) == ndarray end
   local function xp_of(a) return a.device == "cpu" and cpu or M end
-
-  local function check_count(name, most, ...)
-    local n = select("#", ...)
-    if n > most then
-      raise("TypeError", fmt("%s takes at most %d arguments, got %d", name, most, n))
-    end
-  end
-
-  local function check_array(name, a, what)
-    if not is_array(a) then
-      raise("TypeError", fmt("%s: %s must be an array, got %s", name, what, type(a)))
-    end
-    return a
-  end
 
   -- indices as an array: an array as it is, a Lua integer as a 0-d int64 array, a sequence of
   -- integers as a 1-D one (a float inside is a TypeError, as cuarr.array's elements are read).
@@ -63,15 +50,6 @@ return function(M, cpu, core)
     end
     raise("TypeError", fmt("%s: indices must be an array, an integer or a table of integers, "
       .. "got %s", name, type(v)))
-  end
-
-  local function axis_of(name, v, ndim)
-    local ax = integer(name, "the axis", v)
-    if ax == 0 or ax > ndim or ax < -ndim then
-      raise("IndexError", fmt("%s: axis %d is out of bounds for an array of %d dimensions (axes "
-        .. "are 1-based)", name, ax, ndim))
-    end
-    return ax < 0 and ax + ndim + 1 or ax
   end
 
   local MODES = { raise = true, wrap = true, clip = true }
