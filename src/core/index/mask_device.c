@@ -130,6 +130,34 @@ static int64_t rows_blocks(const cuarr_mask_device *d, int64_t total) {
   return blocks < 1 ? 1 : blocks;
 }
 
+/* A mask over the leading axes of src or dst: the flat positions first, then one kernel of
+ * `kind` (SELECT_ROWS or ASSIGN_ROWS) moving whole rows of `rows` elements of e bytes; vs0 and
+ * vs1 are the values' strides for ASSIGN_ROWS. */
+static cuarr_status launch_rows(cuarr_context *ctx, const cuarr_mask_view *m, cuarr_mask_device *d,
+                                cuarr_mask_kind kind, int e, const cuarr_array *src,
+                                const cuarr_array *dst, int64_t rows, int64_t vs0, int64_t vs1) {
+  cuarr_array index;
+  CUARR_TRY(flat_positions(ctx, m, d, &index));
+  /* read after the positions' allocation, whose reclaim may free an operand */
+  cuarr_status live = cuarr_both_still_live(src, dst);
+  if (live != CUARR_OK) {
+    cuarr_array_release(&index);
+    return live;
+  }
+  cuarr_mask_params p;
+  params_begin(&p, m, d);
+  p.src = (uint64_t)(uintptr_t)cuarr_array_data(src);
+  p.dst = (uint64_t)(uintptr_t)cuarr_array_data(dst);
+  p.index = (uint64_t)(uintptr_t)cuarr_array_data(&index);
+  p.rows = rows;
+  p.vs0 = vs0;
+  p.vs1 = vs1;
+  cuarr_status s =
+      launch(d, (cuarr_mask_variant){kind, 0, e, 0}, rows_blocks(d, d->count * rows), &p);
+  cuarr_array_release(&index);
+  return s;
+}
+
 cuarr_status cuarr_mask_device_select(cuarr_context *ctx, const cuarr_mask_view *m,
                                       cuarr_mask_device *d, const cuarr_array *a, int64_t rows,
                                       const cuarr_array *out) {
@@ -144,22 +172,7 @@ cuarr_status cuarr_mask_device_select(cuarr_context *ctx, const cuarr_mask_view 
     p.vec_src = aligned16(cuarr_array_data(a));
     return launch(d, (cuarr_mask_variant){CUARR_MASK_SELECT, m->width, e, 0}, d->tiles, &p);
   }
-  cuarr_array index;
-  CUARR_TRY(flat_positions(ctx, m, d, &index));
-  cuarr_status live = cuarr_both_still_live(a, out);
-  if (live != CUARR_OK) {
-    cuarr_array_release(&index);
-    return live;
-  }
-  params_begin(&p, m, d);
-  p.src = (uint64_t)(uintptr_t)cuarr_array_data(a);
-  p.dst = (uint64_t)(uintptr_t)cuarr_array_data(out);
-  p.index = (uint64_t)(uintptr_t)cuarr_array_data(&index);
-  p.rows = rows;
-  cuarr_status s = launch(d, (cuarr_mask_variant){CUARR_MASK_SELECT_ROWS, 0, e, 0},
-                          rows_blocks(d, d->count * rows), &p);
-  cuarr_array_release(&index);
-  return s;
+  return launch_rows(ctx, m, d, CUARR_MASK_SELECT_ROWS, e, a, out, rows, 0, 0);
 }
 
 cuarr_status cuarr_mask_device_assign(cuarr_context *ctx, const cuarr_mask_view *m,
@@ -176,22 +189,5 @@ cuarr_status cuarr_mask_device_assign(cuarr_context *ctx, const cuarr_mask_view 
     p.vs0 = vs0;
     return launch(d, (cuarr_mask_variant){CUARR_MASK_ASSIGN, m->width, e, 0}, d->tiles, &p);
   }
-  cuarr_array index;
-  CUARR_TRY(flat_positions(ctx, m, d, &index));
-  cuarr_status live = cuarr_both_still_live(values, a);
-  if (live != CUARR_OK) {
-    cuarr_array_release(&index);
-    return live;
-  }
-  params_begin(&p, m, d);
-  p.src = (uint64_t)(uintptr_t)cuarr_array_data(values);
-  p.dst = (uint64_t)(uintptr_t)cuarr_array_data(a);
-  p.index = (uint64_t)(uintptr_t)cuarr_array_data(&index);
-  p.rows = rows;
-  p.vs0 = vs0;
-  p.vs1 = vs1;
-  cuarr_status s = launch(d, (cuarr_mask_variant){CUARR_MASK_ASSIGN_ROWS, 0, e, 0},
-                          rows_blocks(d, d->count * rows), &p);
-  cuarr_array_release(&index);
-  return s;
+  return launch_rows(ctx, m, d, CUARR_MASK_ASSIGN_ROWS, e, values, a, rows, vs0, vs1);
 }
