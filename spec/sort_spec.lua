@@ -121,10 +121,7 @@ local function make(shape, dtype, seed, specials)
   return h:reshape(shape)
 end
 
-local function to(b, h)
-  if b.name == "cpu" then return h end
-  return cuarr.asarray(h)
-end
+local to = A.to
 
 -- Non-contiguous views of the values of make(shape, ...): transposed, stepped, reversed; the
 -- base made by make and moved by place (to the device, or left on the host) first.

@@ -59,6 +59,13 @@ A.same_value = same_value
 local function show(v) return tostring(v) .. " (" .. (mtype(v) or type(v)) .. ")" end
 A.show = show
 
+-- The host array h where backend b (of spec/helper.lua's H.backends) keeps its arrays: h itself
+-- for the host, a device copy otherwise.
+function A.to(b, h)
+  if b.name == "cpu" then return h end
+  return require("cuarr").asarray(h)
+end
+
 -- Exactly the same value: NaN is NaN, the sign of a float zero counts, integer vs float too.
 function A.same(g, w)
   if type(w) == "boolean" then return g == w end
