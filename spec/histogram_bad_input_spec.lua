@@ -107,14 +107,7 @@ local cases = {
 }
 
 describe("the counting and set functions refuse", function()
-  for _, b in ipairs(H.backends) do
-    for _, case in ipairs(cases) do
-      b.it(case[1] .. " (" .. case[2] .. ")", function()
-        misuse.run(H, { kind = case[2], match = case.match, setup = setup,
-                        misuse = case.misuse }, b.xp)
-      end)
-    end
-  end
+  misuse.on_backends(H, cases, setup)
 
   it("at least 15 misuses", function() assert.is_true(#cases >= 15) end)
 

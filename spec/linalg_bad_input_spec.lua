@@ -402,12 +402,7 @@ local gpu = {
 }
 
 describe("cuarr.linalg refuses host and device arrays together, and device failures", function()
-  for _, case in ipairs(gpu) do
-    H.gpu_it(case[1] .. " (" .. case[2] .. ")", function()
-      run_case({ kind = case[2], match = case.match, setup = mixed, misuse = case.misuse },
-        cuarr)
-    end)
-  end
+  misuse.on_device(H, gpu, mixed)
 end)
 
 -- ---------------------------------------------------------------- two devices

@@ -164,14 +164,7 @@ local both = {
 }
 
 describe("the sorting functions refuse", function()
-  for _, b in ipairs(H.backends) do
-    for _, case in ipairs(both) do
-      b.it(case[1] .. " (" .. case[2] .. ")", function()
-        misuse.run(H, { kind = case[2], match = case.match, setup = case.setup or arrays,
-                        misuse = case.misuse }, b.xp)
-      end)
-    end
-  end
+  misuse.on_backends(H, both, arrays)
 end)
 
 -- Host and device arrays in one call.
@@ -189,12 +182,7 @@ local mixed = {
 }
 
 describe("the sorting functions refuse host and device arrays mixed", function()
-  for _, case in ipairs(mixed) do
-    H.gpu_it(case[1] .. " (" .. case[2] .. ")", function()
-      misuse.run(H, { kind = case[2], match = case.match, setup = mixed_arrays,
-                      misuse = case.misuse }, cuarr)
-    end)
-  end
+  misuse.on_device(H, mixed, mixed_arrays)
 end)
 
 -- The binding's own functions (the fuzzer calls them too): an axis of any Lua integer is an

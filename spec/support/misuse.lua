@@ -49,4 +49,29 @@ function M.run(H, case, xp)
   assert.are.same(before, M.state(case, t))
 end
 
+-- The case of a table entry { name, kind, match =, setup =, misuse =, check = }, its setup
+-- defaulting to `setup`.
+local function case_of(c, setup)
+  return { kind = c[2], match = c.match, setup = c.setup or setup, misuse = c.misuse,
+           check = c.check }
+end
+
+local function title(c) return c[1] .. " (" .. c[2] .. ")" end
+
+-- Every entry of `cases` as a test on each backend of H.backends (host and device).
+function M.on_backends(H, cases, setup)
+  for _, b in ipairs(H.backends) do
+    for _, c in ipairs(cases) do
+      b.it(title(c), function() M.run(H, case_of(c, setup), b.xp) end)
+    end
+  end
+end
+
+-- Every entry of `cases` as a device test (#gpu), run with cuarr.
+function M.on_device(H, cases, setup)
+  for _, c in ipairs(cases) do
+    H.gpu_it(title(c), function() M.run(H, case_of(c, setup), cuarr) end)
+  end
+end
+
 return M
