@@ -52,6 +52,9 @@ typedef enum cuarr_status {
   CUARR_CUDA_ERROR,
   CUARR_NOT_AVAILABLE,
   CUARR_LINALG_ERROR, /* a singular or non-positive-definite matrix, as NumPy's LinAlgError */
+  /* Ranks of a communicator that did not meet: one died, did not join in time, or called another
+   * collective (torch.distributed's DistBackendError). */
+  CUARR_DISTRIBUTED_ERROR,
 } cuarr_status;
 
 /* "ValueError", "OutOfMemoryError", ... */
@@ -1024,8 +1027,27 @@ typedef struct cuarr_comm cuarr_comm;
 CUARR_API cuarr_status cuarr_comm_init_all(int n, const int *devices, cuarr_comm **out);
 /* Destroy every rank's communicator (each waits for its queued work) and free c. */
 CUARR_API cuarr_status cuarr_comm_destroy(cuarr_comm *c);
-CUARR_API int cuarr_comm_size(const cuarr_comm *c);             /* its ranks */
-CUARR_API int cuarr_comm_device(const cuarr_comm *c, int rank); /* rank's device, or -1 */
+/* One rank of a communicator over several processes (one per device, on one host or several):
+ * rank 0 makes NCCL's unique id and hands it to the others through id_file (a path on a file
+ * system all ranks share, which no earlier job used) or, with id_file NULL, a TCP rendezvous it
+ * serves at address:port; then every rank calls ncclCommInitRank on its device.  timeout_s
+ * bounds the rendezvous and every collective: a rank that dies, never joins or stops calling
+ * collectives makes the others fail with CUARR_DISTRIBUTED_ERROR within it, instead of waiting
+ * forever (comm/watchdog.c). */
+typedef struct cuarr_comm_rank_options {
+  int rank, world, device;
+  const char *id_file;
+  const char *address;
+  int port;
+  double timeout_s;
+} cuarr_comm_rank_options;
+CUARR_API cuarr_status cuarr_comm_init_rank(const cuarr_comm_rank_options *o, cuarr_comm **out);
+CUARR_API int cuarr_comm_size(const cuarr_comm *c); /* its ranks, in every process */
+/* The ranks this process drives (the size for cuarr_comm_init_all, 1 for cuarr_comm_init_rank),
+ * the first one's rank, and local rank r's device (-1 if r is not one). */
+CUARR_API int cuarr_comm_local_size(const cuarr_comm *c);
+CUARR_API int cuarr_comm_first_rank(const cuarr_comm *c);
+CUARR_API int cuarr_comm_device(const cuarr_comm *c, int local_rank);
 
 typedef enum cuarr_comm_op {
   CUARR_COMM_SUM,
@@ -1037,13 +1059,14 @@ typedef enum cuarr_comm_op {
 /* "sum" "prod" "max" "min" "avg". */
 CUARR_API bool cuarr_comm_op_from_name(const char *name, cuarr_comm_op *out);
 
-/* One collective call over every rank: parts[r] is rank r's array, a device array on its
- * device; all parts have one dtype and one shape.  outs NULL: in place (all_reduce, reduce,
- * broadcast); else outs[r] is rank r's result, of the parts' dtype (NCCL does not convert).
- * streams NULL, or an entry NULL: the device's null stream.  Arrays need not be contiguous (the
- * others go through a C-contiguous temporary); empty ones make the call a no-op once checked.
- * Reductions take int8 uint8 int32 uint32 int64 uint64 float16 float32 float64, and bool for
- * max and min (`or`, `and`); int16 and uint16 are a CUARR_TYPE_ERROR there.  The moves
+/* One collective call over every rank this process drives: parts[r] is local rank r's array, a
+ * device array on its device; all parts have one dtype and one shape (across processes each
+ * rank must pass the same, which only the watchdog's timeout can catch).  outs NULL: in place
+ * (all_reduce, reduce, broadcast); else outs[r] is rank r's result, of the parts' dtype (NCCL does
+ * not convert). streams NULL, or an entry NULL: the device's null stream.  Arrays need not be
+ * contiguous (the others go through a C-contiguous temporary); empty ones make the call a no-op
+ * once checked. Reductions take int8 uint8 int32 uint32 int64 uint64 float16 float32 float64, and
+ * bool for max and min (`or`, `and`); int16 and uint16 are a CUARR_TYPE_ERROR there.  The moves
  * (broadcast, all_gather, all_to_all, send_recv) take every dtype.  Everything is checked
  * before anything is queued; nothing is synchronised. */
 typedef struct cuarr_comm_call {
@@ -1076,6 +1099,13 @@ CUARR_API cuarr_status cuarr_comm_all_to_all(cuarr_comm *c, const cuarr_comm_cal
 CUARR_API cuarr_status cuarr_comm_send_recv(cuarr_comm *c, int n, const cuarr_array *src,
                                             const cuarr_array *dst, cuarr_stream *const *streams,
                                             cuarr_reclaim reclaim);
+/* A rank of a communicator over several processes (cuarr_comm_init_rank) sends a to rank peer,
+ * or receives into a from it, on stream (NULL: the device's null stream); the peer posts the
+ * matching recv or send of as many bytes. */
+CUARR_API cuarr_status cuarr_comm_send(cuarr_comm *c, const cuarr_array *a, int peer,
+                                       cuarr_stream *stream, cuarr_reclaim reclaim);
+CUARR_API cuarr_status cuarr_comm_recv(cuarr_comm *c, const cuarr_array *a, int peer,
+                                       cuarr_stream *stream, cuarr_reclaim reclaim);
 
 /* ---------------------------------------------------------------- counting */
 

@@ -23,6 +23,7 @@ const char *cuarr_status_name(cuarr_status s) {
   case CUARR_CUDA_ERROR: return "CUDAError";
   case CUARR_NOT_AVAILABLE: return "NotAvailable";
   case CUARR_LINALG_ERROR: return "LinAlgError";
+  case CUARR_DISTRIBUTED_ERROR: return "DistributedError";
   }
   return "Error";
 }

@@ -26,6 +26,13 @@ cuarr_status cuarr_device_arch(int device, int *arch);
  * the driver's staged way. */
 bool cuarr_peer_enable(int device, int peer);
 
+/* ---- comm/watchdog.c */
+/* CUARR_DISTRIBUTED_ERROR when a communicator shared with other processes was aborted since the
+ * last call (its collectives' results are garbage): the waits that hand results to the host
+ * (downloads, stream and device synchronize) call it after waiting, so such a failure is
+ * reported by the first of them, once. */
+cuarr_status cuarr_comm_failure_check(void);
+
 /* ---- compile/nvrtc.c : CUDA C compiled to a cubin (no GPU needed) */
 /* Compile `source` for sm_<arch> to a cubin (malloc'd, caller frees).  Fails with
  * CUARR_COMPILE_ERROR carrying NVRTC's log and the source lines it points at, or

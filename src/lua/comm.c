@@ -13,7 +13,9 @@
 
 typedef struct lua_comm {
   cuarr_comm *c; /* NULL once destroyed */
-  int n;
+  int n;         /* the ranks this process drives */
+  int world;     /* the communicator's ranks, in every process */
+  int rank;      /* of one rank per process: its rank; else -1 */
   int devices[CUARR_MAX_DEVICES];
 } lua_comm;
 
@@ -28,6 +30,85 @@ static lua_comm *check_comm(lua_State *L, int idx, const char *fn) {
   return c;
 }
 
+/* Option `key` of the table at 1, an integer (required: the front end fills it in). */
+static lua_Integer int_option(lua_State *L, const char *fn, const char *key) {
+  int t = cuarr_lua_get_option(L, 1, key);
+  if (t != LUA_TNUMBER || !lua_isinteger(L, -1))
+    cuarr_lua_error(L, t == LUA_TNUMBER ? CUARR_VALUE_ERROR : CUARR_TYPE_ERROR,
+                    "%s: %s must be an integer, got %s", fn, key,
+                    t == LUA_TNUMBER ? "a fraction" : luaL_typename(L, -1));
+  lua_Integer v = lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+/* Option `key`, a string or nil; kept on the stack (its text is used later). */
+static const char *string_option(lua_State *L, const char *fn, const char *key) {
+  int t = cuarr_lua_get_option(L, 1, key);
+  if (t == LUA_TNIL)
+    return NULL;
+  if (t != LUA_TSTRING)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: %s must be a string, got %s", fn, key,
+                    luaL_typename(L, -1));
+  return lua_tostring(L, -1);
+}
+
+/* cuarr.distributed.init{rank=, size=, device=, id_file= | address=, port=, timeout=}: one
+ * rank of a communicator over several processes (lua/cuarr/distributed.lua fills the options
+ * from the environment). */
+static int init_rank(lua_State *L, const char *fn) {
+  cuarr_comm_rank_options o = {0};
+  lua_Integer rank = int_option(L, fn, "rank"), size = int_option(L, fn, "size");
+  cuarr_lua_get_option(L, 1, "device");
+  int *dev = cuarr_lua_to_object(L, CUARR_LUA_STATE(L), -1, &cuarr_lua_device_class);
+  lua_Integer device = dev ? *dev : -1;
+  lua_pop(L, 1);
+  if (!dev)
+    device = int_option(L, fn, "device");
+  if (size < 1 || size > (1 << 24))
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: size must be 1 to %d ranks, got %lld", fn,
+                           1 << 24, (long long)size);
+  if (rank < 0 || rank >= size)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: rank %lld is not one of 0 to %lld", fn,
+                           (long long)rank, (long long)size - 1);
+  if (device < 0 || device >= CUARR_MAX_DEVICES)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: device %lld does not exist", fn,
+                           (long long)device);
+  o.rank = (int)rank, o.world = (int)size, o.device = (int)device;
+  o.id_file = string_option(L, fn, "id_file");
+  o.address = string_option(L, fn, "address");
+  if (o.address) {
+    lua_Integer port = int_option(L, fn, "port");
+    if (port < 1 || port > 65535)
+      return cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: port must be 1 to 65535, got %lld", fn,
+                             (long long)port);
+    o.port = (int)port;
+  } else if (cuarr_lua_get_option(L, 1, "port") != LUA_TNIL) {
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: a port needs an address", fn);
+  } else {
+    lua_pop(L, 1);
+  }
+  if (o.id_file && o.address)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                           "%s: give an id file or an address, not both (they are two ways to "
+                           "hand the id over)",
+                           fn);
+  if (cuarr_lua_get_option(L, 1, "timeout") != LUA_TNUMBER)
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: timeout must be a number of seconds, got %s",
+                           fn, luaL_typename(L, -1));
+  o.timeout_s = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  lua_comm *c = lua_newuserdatauv(L, sizeof *c, 0);
+  memset(c, 0, sizeof *c);
+  luaL_setmetatable(L, CUARR_LUA_COMMUNICATOR_MT); /* the GC owns it from here */
+  CUARR_LUA_TRY(L, cuarr_comm_init_rank(&o, &c->c));
+  c->n = 1;
+  c->world = o.world;
+  c->rank = o.rank;
+  c->devices[0] = o.device;
+  return 1;
+}
+
 /* cuarr.distributed.init{devices = {0, 1, ...}} */
 static int l_init(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
@@ -36,15 +117,21 @@ static int l_init(lua_State *L) {
   if (!lua_istable(L, 1))
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #1 must be an options table, got %s",
                            fn, luaL_typename(L, 1));
-  static const char *const keys[] = {"devices", NULL};
+  static const char *const keys[] = {"devices", "rank", "size",    "device", "id_file",
+                                     "address", "port", "timeout", NULL};
   cuarr_lua_check_options(L, 1, fn, keys);
   lua_settop(L, 1);
   int t = cuarr_lua_get_option(L, 1, "devices"); /* slot 2 */
   if (t == LUA_TNIL)
-    return cuarr_lua_error(L, CUARR_NOT_AVAILABLE,
-                           "%s: give devices = {0, 1, ...} (one process over several devices); "
-                           "one process per device (CUARR_RANK, CUARR_WORLD_SIZE) is not built yet",
-                           fn);
+    return init_rank(L, fn);
+  for (const char *const *k = keys + 1; *k; k++) {
+    if (cuarr_lua_get_option(L, 1, *k) != LUA_TNIL)
+      return cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                             "%s: devices (one process over several devices) and %s (one process "
+                             "per device) do not go together",
+                             fn, *k);
+    lua_pop(L, 1);
+  }
   if (t != LUA_TTABLE || cuarr_lua_to_array_in(L, S, 2))
     return cuarr_lua_error(L, CUARR_TYPE_ERROR,
                            "%s: devices must be a sequence of device ids, got %s", fn,
@@ -80,6 +167,8 @@ static int l_init(lua_State *L) {
   luaL_setmetatable(L, CUARR_LUA_COMMUNICATOR_MT); /* the GC owns it from here */
   CUARR_LUA_TRY(L, cuarr_comm_init_all((int)n, devices, &c->c));
   c->n = (int)n;
+  c->world = (int)n;
+  c->rank = -1;
   memcpy(c->devices, devices, (size_t)n * sizeof *devices);
   return 1;
 }
@@ -88,7 +177,15 @@ static int l_init(lua_State *L) {
  * `keep` (so a __index cannot hand the core an array the GC then takes). */
 static void read_arrays(lua_State *L, cuarr_lua_state *S, const lua_comm *c, int idx, int keep,
                         const char *fn, const char *what, cuarr_array *list) {
-  if (!lua_istable(L, idx) || cuarr_lua_to_array_in(L, S, idx))
+  cuarr_array *one = cuarr_lua_to_array_in(L, S, idx);
+  if (one && c->n == 1) { /* one rank here: its array itself */
+    cuarr_lua_check_live(L, one);
+    list[0] = *one;
+    lua_pushvalue(L, idx);
+    lua_rawseti(L, keep, (lua_Integer)lua_rawlen(L, keep) + 1);
+    return;
+  }
+  if (!lua_istable(L, idx) || one)
     cuarr_lua_error(L, CUARR_TYPE_ERROR,
                     "%s: %s must be a sequence of arrays, one per rank, got %s", fn, what,
                     luaL_typename(L, idx));
@@ -108,11 +205,40 @@ static void read_arrays(lua_State *L, cuarr_lua_state *S, const lua_comm *c, int
   }
 }
 
-/* opts.streams: one Stream per rank (NULL when absent: each device's current stream). */
+/* The Stream at idx, kept in `keep`. */
+static cuarr_stream *read_stream(lua_State *L, cuarr_lua_state *S, int idx, int keep,
+                                 const char *fn, const char *what) {
+  cuarr_lua_stream *s = cuarr_lua_to_object(L, S, idx, &cuarr_lua_stream_class);
+  if (!s)
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: %s must be a Stream, got %s", fn, what,
+                    luaL_typename(L, idx));
+  if (s->destroyed)
+    cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: %s has been destroyed", fn, what);
+  lua_pushvalue(L, idx);
+  lua_rawseti(L, keep, (lua_Integer)lua_rawlen(L, keep) + 1);
+  return &s->s;
+}
+
+/* opts.streams: one Stream per rank this process drives, or opts.stream, one Stream when it
+ * drives one (NULL when absent: each device's current stream). */
 static void read_streams(lua_State *L, cuarr_lua_state *S, const lua_comm *c, int opts, int keep,
                          const char *fn, cuarr_stream **streams) {
   for (int r = 0; r < c->n; r++)
     streams[r] = S->stream[c->devices[r]];
+  if (lua_istable(L, opts) && cuarr_lua_get_option(L, opts, "stream") != LUA_TNIL) {
+    if (c->n != 1)
+      cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                      "%s: this process drives %d ranks: give streams = {...}, one per rank", fn,
+                      c->n);
+    streams[0] = read_stream(L, S, lua_gettop(L), keep, fn, "stream");
+    lua_pop(L, 1);
+    if (cuarr_lua_get_option(L, opts, "streams") != LUA_TNIL)
+      cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: give stream or streams, not both", fn);
+    lua_pop(L, 1);
+    return;
+  }
+  if (!lua_istable(L, opts))
+    return;
   if (cuarr_lua_get_option(L, opts, "streams") == LUA_TNIL) {
     lua_pop(L, 1);
     return;
@@ -127,14 +253,10 @@ static void read_streams(lua_State *L, cuarr_lua_state *S, const lua_comm *c, in
                     (long long)n, c->n);
   for (int r = 0; r < c->n; r++) {
     lua_geti(L, t, r + 1);
-    cuarr_lua_stream *s = cuarr_lua_to_object(L, S, -1, &cuarr_lua_stream_class);
-    if (!s)
-      cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: streams[%d] must be a Stream, got %s", fn, r + 1,
-                      luaL_typename(L, -1));
-    if (s->destroyed)
-      cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: streams[%d] has been destroyed", fn, r + 1);
-    streams[r] = &s->s;
-    lua_rawseti(L, keep, (lua_Integer)lua_rawlen(L, keep) + 1);
+    char what[32];
+    snprintf(what, sizeof what, "streams[%d]", r + 1);
+    streams[r] = read_stream(L, S, lua_gettop(L), keep, fn, what);
+    lua_pop(L, 1);
   }
   lua_pop(L, 1);
 }
@@ -154,9 +276,9 @@ static cuarr_comm_op check_op(lua_State *L, int idx, const char *fn) {
 
 static int check_root(lua_State *L, const lua_comm *c, int idx, const char *fn) {
   lua_Integer root = cuarr_lua_check_integer(L, idx, "root");
-  if (root < 0 || root >= c->n)
+  if (root < 0 || root >= c->world)
     cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s: root %lld is not a rank (0 to %d)", fn,
-                    (long long)root, c->n - 1);
+                    (long long)root, c->world - 1);
   return (int)root;
 }
 
@@ -181,8 +303,8 @@ static int collective(lua_State *L, which w, const char *fn, int outs_idx, int o
   if (!lua_isnil(L, opts_idx) && (!lua_istable(L, opts_idx)))
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #%d must be an options table, got %s",
                            fn, opts_idx - 1, luaL_typename(L, opts_idx));
-  static const char *const in_place_keys[] = {"out", "streams", NULL};
-  static const char *const keys[] = {"streams", NULL};
+  static const char *const in_place_keys[] = {"out", "streams", "stream", NULL};
+  static const char *const keys[] = {"streams", "stream", NULL};
   if (lua_istable(L, opts_idx))
     cuarr_lua_check_options(L, opts_idx, fn, outs_idx ? keys : in_place_keys);
   cuarr_comm_op op = op_idx ? check_op(L, op_idx, fn) : CUARR_COMM_SUM;
@@ -294,22 +416,50 @@ static int comm_send_recv(lua_State *L) {
   return 0;
 }
 
-/* comm:send / comm:recv: one process posts both halves together. */
-static int comm_send(lua_State *L) {
-  check_comm_object(L, 1);
-  return cuarr_lua_error(L, CUARR_VALUE_ERROR,
-                         "send: a communicator of one process over several devices sends with "
-                         "comm:send_recv{{source, destination}, ...}, which posts each send with "
-                         "its receive (a send alone would wait forever)");
+/* comm:send(x, peer[, {stream=}]) and comm:recv(y, peer[, {stream=}]): a rank of one process
+ * per device (in one process over several devices, send_recv posts each send with its receive:
+ * a send alone would wait forever). */
+static int one_way(lua_State *L, bool sending) {
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  const char *fn = sending ? "send" : "recv";
+  cuarr_lua_check_max_args(L, 4, fn);
+  lua_comm *c = check_comm(L, 1, fn);
+  if (c->rank < 0)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                           "%s: a communicator of one process over several devices moves data "
+                           "with comm:send_recv{{source, destination}, ...}, which posts each "
+                           "send with its receive",
+                           fn);
+  lua_settop(L, 4);
+  cuarr_array *a = cuarr_lua_to_array_in(L, S, 2);
+  if (!a)
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #1 must be an array, got %s", fn,
+                           luaL_typename(L, 2));
+  cuarr_lua_check_live(L, a);
+  lua_Integer peer = cuarr_lua_check_integer(L, 3, "peer");
+  if (peer < 0 || peer >= c->world || peer == c->rank)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                           "%s: peer %lld is not another rank (0 to %d; this one is %d)", fn,
+                           (long long)peer, c->world - 1, c->rank);
+  if (!lua_isnil(L, 4) && !lua_istable(L, 4))
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #3 must be an options table, got %s",
+                           fn, luaL_typename(L, 4));
+  static const char *const keys[] = {"stream", NULL};
+  if (lua_istable(L, 4))
+    cuarr_lua_check_options(L, 4, fn, keys);
+  lua_newtable(L);
+  int keep = lua_gettop(L);
+  cuarr_stream *streams[CUARR_MAX_DEVICES];
+  read_streams(L, S, c, 4, keep, fn, streams);
+  cuarr_array arr = *a;
+  cuarr_reclaim reclaim = cuarr_lua_context(S, c->devices[0])->reclaim;
+  CUARR_LUA_TRY(L, sending ? cuarr_comm_send(c->c, &arr, (int)peer, streams[0], reclaim)
+                           : cuarr_comm_recv(c->c, &arr, (int)peer, streams[0], reclaim));
+  return 0;
 }
 
-static int comm_recv(lua_State *L) {
-  check_comm_object(L, 1);
-  return cuarr_lua_error(L, CUARR_VALUE_ERROR,
-                         "recv: a communicator of one process over several devices receives with "
-                         "comm:send_recv{{source, destination}, ...}, which posts each receive "
-                         "with its send");
-}
+static int comm_send(lua_State *L) { return one_way(L, true); }
+static int comm_recv(lua_State *L) { return one_way(L, false); }
 
 /* comm:destroy(), <close> and __gc: idempotent. */
 static int comm_destroy(lua_State *L) {
@@ -347,7 +497,10 @@ static int comm_tostring(lua_State *L) {
   luaL_addstring(&b, "<cuarr.Communicator ");
   if (!c->c)
     luaL_addstring(&b, "destroyed ");
-  lua_pushfstring(L, "%d rank%s on devices ", c->n, c->n == 1 ? "" : "s");
+  if (c->rank >= 0)
+    lua_pushfstring(L, "rank %d of %d on device ", c->rank, c->world);
+  else
+    lua_pushfstring(L, "%d rank%s on devices ", c->n, c->n == 1 ? "" : "s");
   luaL_addvalue(&b);
   for (int r = 0; r < c->n; r++) {
     lua_pushfstring(L, r ? ", %d" : "%d", c->devices[r]);
@@ -358,7 +511,24 @@ static int comm_tostring(lua_State *L) {
   return 1;
 }
 
-static void field_size(lua_State *L, void *self) { lua_pushinteger(L, ((lua_comm *)self)->n); }
+static void field_size(lua_State *L, void *self) { lua_pushinteger(L, ((lua_comm *)self)->world); }
+
+/* One rank per process: its rank and its Device; nil for one process over several devices. */
+static void field_rank(lua_State *L, void *self) {
+  const lua_comm *c = self;
+  if (c->rank < 0)
+    lua_pushnil(L);
+  else
+    lua_pushinteger(L, c->rank);
+}
+
+static void field_device(lua_State *L, void *self) {
+  const lua_comm *c = self;
+  if (c->rank < 0)
+    lua_pushnil(L);
+  else
+    cuarr_lua_push_device(L, c->devices[0]);
+}
 
 static void field_devices(lua_State *L, void *self) {
   const lua_comm *c = self;
@@ -395,10 +565,8 @@ static const luaL_Reg comm_metamethods[] = {
 };
 
 static const cuarr_lua_field comm_fields[] = {
-    {"size", field_size},
-    {"devices", field_devices},
-    {"destroyed", field_destroyed},
-    {NULL, NULL},
+    {"size", field_size},     {"devices", field_devices},     {"rank", field_rank},
+    {"device", field_device}, {"destroyed", field_destroyed}, {NULL, NULL},
 };
 
 const cuarr_lua_class cuarr_lua_communicator_class = {

@@ -71,7 +71,7 @@ static int l_raise(lua_State *L) {
   if (lua_type(L, 2) != LUA_TSTRING)
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #2 (message) must be a string, got %s",
                            luaL_typename(L, 2));
-  for (cuarr_status s = CUARR_VALUE_ERROR; s <= CUARR_LINALG_ERROR; s++)
+  for (cuarr_status s = CUARR_VALUE_ERROR; s <= CUARR_DISTRIBUTED_ERROR; s++)
     if (!strcmp(kind, cuarr_status_name(s)))
       return cuarr_lua_error_message_at(L, s, 2); /* the message as it is, NUL bytes too */
   return cuarr_lua_error(L, CUARR_VALUE_ERROR, "unknown error kind '%s'", kind);

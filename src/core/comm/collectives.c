@@ -180,12 +180,12 @@ static cuarr_status check_out_size(const request *q, int n, const cuarr_array *p
 
 static cuarr_status check_call(const cuarr_comm *c, const request *q, const cuarr_comm_call *call,
                                const char *fn) {
-  int n = c->n;
+  int n = c->n, world = c->world;
   if (n == 0)
     return cuarr_fail(CUARR_VALUE_ERROR, "%s: the communicator has been destroyed", fn);
-  if ((q->k == REDUCE || q->k == BROADCAST) && (q->root < 0 || q->root >= n))
+  if ((q->k == REDUCE || q->k == BROADCAST) && (q->root < 0 || q->root >= world))
     return cuarr_fail(CUARR_VALUE_ERROR, "%s: root %d is not a rank of this communicator (0 to %d)",
-                      fn, q->root, n - 1);
+                      fn, q->root, world - 1);
   if (is_reduction(q->k) && ((unsigned)q->op > CUARR_COMM_AVG))
     return cuarr_fail(CUARR_VALUE_ERROR, "%s: unknown reduction %d", fn, (int)q->op);
   if (!call->outs && (q->k == ALL_GATHER || q->k == REDUCE_SCATTER || q->k == ALL_TO_ALL))
@@ -203,17 +203,18 @@ static cuarr_status check_call(const cuarr_comm *c, const request *q, const cuar
       return cuarr_fail(
           CUARR_TYPE_ERROR, "%s: the outs are %s but the parts %s (NCCL does not convert)", fn,
           cuarr_dtype_name(call->outs[0].dtype), cuarr_dtype_name(call->parts[0].dtype));
-    CUARR_TRY(check_out_size(q, n, &call->parts[0], &call->outs[0], fn));
+    CUARR_TRY(check_out_size(q, world, &call->parts[0], &call->outs[0], fn));
   }
-  if (q->k == ALL_TO_ALL && cuarr_array_size(&call->parts[0]) % n != 0)
+  if ((q->k == ALL_TO_ALL || q->k == REDUCE_SCATTER) &&
+      cuarr_array_size(&call->parts[0]) % world != 0)
     return cuarr_fail(CUARR_VALUE_ERROR,
                       "%s: a part's %lld elements do not split into %d equal chunks", fn,
-                      (long long)cuarr_array_size(&call->parts[0]), n);
+                      (long long)cuarr_array_size(&call->parts[0]), world);
   return CUARR_OK;
 }
 
-/* Whether rank r's result lands in its out (or in place in its part). */
-static bool receives(const request *q, int r) { return q->k != REDUCE || r == q->root; }
+/* Whether rank r (the communicator's) gets a result, in its out or in place in its part. */
+static bool receives(const request *q, int rank) { return q->k != REDUCE || rank == q->root; }
 
 static cuarr_status prepare(const cuarr_comm *c, const request *q, const cuarr_comm_call *call,
                             int r, rank_call *rc) {
@@ -221,12 +222,12 @@ static cuarr_status prepare(const cuarr_comm *c, const request *q, const cuarr_c
   rc->ctx.reclaim = call->reclaim;
   rc->stream = rc->ctx.stream ? (CUstream)rc->ctx.stream->handle : NULL;
   const cuarr_array *part = &call->parts[r];
-  int dev = c->devices[r];
+  int dev = c->devices[r], rank = c->first_rank + r;
   if (!call->outs) { /* in place; a broadcast overwrites the other ranks' parts unread */
-    bool read = q->k != BROADCAST || r == q->root;
+    bool read = q->k != BROADCAST || rank == q->root;
     CUARR_TRY(flatten(part, read, false, dev, &rc->ctx, &rc->in));
     rc->out.ptr = rc->in.ptr;
-    bool changed = receives(q, r) && !(q->k == BROADCAST && r == q->root);
+    bool changed = receives(q, rank) && !(q->k == BROADCAST && rank == q->root);
     if (rc->in.has_tmp && changed) {
       rc->copy_back = part;
       rc->copy_from = &rc->in.tmp;
@@ -239,7 +240,7 @@ static cuarr_status prepare(const cuarr_comm *c, const request *q, const cuarr_c
               (q->k == ALL_REDUCE || q->k == REDUCE || q->k == BROADCAST);
   bool apart = !same && cuarr_array_may_overlap(part, out);
   CUARR_TRY(flatten(part, true, apart, dev, &rc->ctx, &rc->in));
-  if (!receives(q, r)) {
+  if (!receives(q, rank)) {
     rc->out.ptr = rc->in.ptr; /* not written: NCCL's reduce uses recvbuff at the root only */
     return CUARR_OK;
   }
@@ -260,7 +261,7 @@ static cuarr_status group_end(ncclResult_t first, const char *first_what) {
 
 static cuarr_status launch(const cuarr_comm *c, const request *q, rank_call *rcs, ncclDataType_t t,
                            size_t count, size_t elem_bytes, ncclRedOp_t op) {
-  int n = c->n;
+  int n = c->n, world = c->world;
   CUARR_TRY(cuarr_nccl_check(cuarr_nccl.ncclGroupStart(), "ncclGroupStart"));
   ncclResult_t first = ncclSuccess;
   const char *what = "";
@@ -287,14 +288,14 @@ static cuarr_status launch(const cuarr_comm *c, const request *q, rank_call *rcs
       what = "ncclAllGather";
       break;
     case REDUCE_SCATTER:
-      first = cuarr_nccl.ncclReduceScatter(rc->in.ptr, rc->out.ptr, count / (size_t)n, t, op, comm,
-                                           rc->stream);
+      first = cuarr_nccl.ncclReduceScatter(rc->in.ptr, rc->out.ptr, count / (size_t)world, t, op,
+                                           comm, rc->stream);
       what = "ncclReduceScatter";
       break;
     case ALL_TO_ALL: {
       /* Chunk p of rank r's part goes to chunk r of rank p's out. */
-      size_t chunk = count / (size_t)n, chunk_bytes = chunk * elem_bytes;
-      for (int p = 0; p < n && first == ncclSuccess; p++) {
+      size_t chunk = count / (size_t)world, chunk_bytes = chunk * elem_bytes;
+      for (int p = 0; p < world && first == ncclSuccess; p++) {
         first = cuarr_nccl.ncclSend((char *)rc->in.ptr + (size_t)p * chunk_bytes, chunk, t, p, comm,
                                     rc->stream);
         what = "ncclSend";
@@ -316,6 +317,7 @@ static cuarr_status run(cuarr_comm *c, const request *q, const cuarr_comm_call *
   if (!c)
     return cuarr_fail(CUARR_VALUE_ERROR, "%s: no communicator", fn);
   CUARR_TRY(check_call(c, q, call, fn));
+  CUARR_TRY(cuarr_comm_watch_failed(c, fn));
   ncclDataType_t t = ncclUint8;
   size_t scale;
   CUARR_TRY(nccl_type(call->parts[0].dtype, is_reduction(q->k), q->op, fn, &t, &scale));
@@ -333,9 +335,15 @@ static cuarr_status run(cuarr_comm *c, const request *q, const cuarr_comm_call *
   if (s == CUARR_OK) {
     size_t elem_bytes = cuarr_dtype_size(call->parts[0].dtype) / scale;
     static const ncclRedOp_t ops[] = {ncclSum, ncclProd, ncclMax, ncclMin, ncclAvg};
-    CUcontext saved = cuarr_comm_save_context();
-    s = launch(c, q, rcs, t, (size_t)size * scale, elem_bytes, ops[q->op]);
-    cuarr_comm_restore_context(saved);
+    s = cuarr_comm_watch_enter(c, fn);
+    if (s == CUARR_OK) {
+      CUcontext saved = cuarr_comm_save_context();
+      s = launch(c, q, rcs, t, (size_t)size * scale, elem_bytes, ops[q->op]);
+      cuarr_comm_restore_context(saved);
+      cuarr_status w = cuarr_comm_watch_leave(c, s == CUARR_OK, rcs[0].stream, fn);
+      if (s == CUARR_OK)
+        s = w;
+    }
   }
   for (int r = 0; r < n && s == CUARR_OK; r++)
     if (rcs[r].copy_back)

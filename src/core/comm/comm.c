@@ -1,6 +1,7 @@
 /*
  * comm.c -- NCCL communicators of one process over several devices (ncclCommInitAll): making,
- * describing and destroying them, and NCCL's version.
+ * describing and destroying them (those of one rank per process too: comm_rank.c makes them),
+ * and NCCL's version.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -96,6 +97,7 @@ cuarr_status cuarr_comm_init_all(int n, const int *devices, cuarr_comm **out) {
     return cuarr_nccl_check(r, "ncclCommInitAll");
   }
   c->n = n;
+  c->world = n;
   memcpy(c->devices, devices, (size_t)n * sizeof *devices);
   *out = c;
   return CUARR_OK;
@@ -105,6 +107,10 @@ cuarr_status cuarr_comm_destroy(cuarr_comm *c) {
   if (!c)
     return CUARR_OK;
   cuarr_status s = CUARR_OK;
+  if (cuarr_comm_watch_stop(c)) { /* aborted: NCCL has freed it */
+    free(c);
+    return s;
+  }
   CUcontext saved = cuarr_comm_save_context();
   /* As NCCL's own example for one process over several devices: each rank destroyed in turn
    * (ncclCommDestroy waits for the work queued on it). */
@@ -118,8 +124,10 @@ cuarr_status cuarr_comm_destroy(cuarr_comm *c) {
   return s;
 }
 
-int cuarr_comm_size(const cuarr_comm *c) { return c->n; }
+int cuarr_comm_size(const cuarr_comm *c) { return c->world; }
+int cuarr_comm_local_size(const cuarr_comm *c) { return c->n; }
+int cuarr_comm_first_rank(const cuarr_comm *c) { return c->first_rank; }
 
-int cuarr_comm_device(const cuarr_comm *c, int rank) {
-  return rank >= 0 && rank < c->n ? c->devices[rank] : -1;
+int cuarr_comm_device(const cuarr_comm *c, int local_rank) {
+  return local_rank >= 0 && local_rank < c->n ? c->devices[local_rank] : -1;
 }

@@ -155,3 +155,71 @@ cuarr_status cuarr_comm_send_recv(cuarr_comm *c, int n, const cuarr_array *src,
   free(pc);
   return s;
 }
+
+/* One rank of a communicator over several processes: a alone to or from peer. */
+static cuarr_status one_way(cuarr_comm *c, const cuarr_array *a, int peer, cuarr_stream *stream,
+                            cuarr_reclaim reclaim, bool sending) {
+  const char *what = sending ? "send" : "recv";
+  if (!c || c->n == 0)
+    return cuarr_fail(CUARR_VALUE_ERROR, "%s: the communicator has been destroyed", what);
+  if (c->n != 1)
+    return cuarr_fail(CUARR_VALUE_ERROR,
+                      "%s: a communicator of one process over several devices moves data with "
+                      "send_recv, which posts each send with its receive",
+                      what);
+  int me = c->first_rank, dev = c->devices[0];
+  if (peer < 0 || peer >= c->world || peer == me)
+    return cuarr_fail(CUARR_VALUE_ERROR, "%s: peer %d is not another rank (0 to %d, this is %d)",
+                      what, peer, c->world - 1, me);
+  if (cuarr_array_check_live(a) != CUARR_OK)
+    return cuarr_fail(CUARR_VALUE_ERROR, "%s: the array has been freed", what);
+  if (cuarr_array_device(a) != dev)
+    return cuarr_fail(cuarr_array_device(a) == CUARR_HOST ? CUARR_TYPE_ERROR : CUARR_VALUE_ERROR,
+                      "%s: the array must be a device array on this rank's device %d", what, dev);
+  if (stream && stream->device != dev)
+    return cuarr_fail(CUARR_VALUE_ERROR, "%s: the stream belongs to device %d, this rank's is %d",
+                      what, stream->device, dev);
+  CUARR_TRY(cuarr_comm_watch_failed(c, what));
+  size_t bytes = (size_t)cuarr_array_size(a) * cuarr_dtype_size(a->dtype);
+  if (bytes == 0)
+    return CUARR_OK;
+  CUARR_TRY(cuarr_comm_ready());
+  cuarr_context ctx = {stream, reclaim};
+  CUstream h = stream ? (CUstream)stream->handle : NULL;
+  /* A view NCCL cannot take goes through a C-contiguous temporary. */
+  cuarr_array tmp;
+  bool has_tmp = !cuarr_array_is_c_contiguous(a);
+  void *ptr = cuarr_array_data(a);
+  if (has_tmp) {
+    CUARR_TRY(cuarr_array_empty(dev, a->dtype, a->ndim, a->shape, false, h, reclaim, &tmp));
+    ptr = cuarr_array_data(&tmp);
+  }
+  cuarr_status s = has_tmp && sending ? cuarr_copy(&ctx, &tmp, a) : CUARR_OK;
+  if (s == CUARR_OK)
+    s = cuarr_comm_watch_enter(c, what);
+  if (s == CUARR_OK) {
+    CUcontext saved = cuarr_comm_save_context();
+    ncclResult_t r = sending ? cuarr_nccl.ncclSend(ptr, bytes, ncclUint8, peer, c->comms[0], h)
+                             : cuarr_nccl.ncclRecv(ptr, bytes, ncclUint8, peer, c->comms[0], h);
+    cuarr_comm_restore_context(saved);
+    s = cuarr_nccl_check(r, sending ? "ncclSend" : "ncclRecv");
+    cuarr_status w = cuarr_comm_watch_leave(c, s == CUARR_OK, h, what);
+    if (s == CUARR_OK)
+      s = w;
+  }
+  if (s == CUARR_OK && has_tmp && !sending)
+    s = cuarr_copy(&ctx, a, &tmp);
+  if (has_tmp)
+    cuarr_array_release(&tmp);
+  return s;
+}
+
+cuarr_status cuarr_comm_send(cuarr_comm *c, const cuarr_array *a, int peer, cuarr_stream *stream,
+                             cuarr_reclaim reclaim) {
+  return one_way(c, a, peer, stream, reclaim, true);
+}
+
+cuarr_status cuarr_comm_recv(cuarr_comm *c, const cuarr_array *a, int peer, cuarr_stream *stream,
+                             cuarr_reclaim reclaim) {
+  return one_way(c, a, peer, stream, reclaim, false);
+}

@@ -140,9 +140,11 @@ static cuarr_status device_to_host(cuarr_context *ctx, const cuarr_array *dst,
 
 /* Between two devices: wait for src's device (its work may still be writing src), then either
  * one launch on dst's device reading src where it is (peer access on, a strided or converting
- * copy), or make src contiguous on its device, copy the bytes peer to peer on dst's stream (the
- * copy engines) and convert on dst's device if needed; and wait for the copy (src may be freed,
- * and its memory reused on its own device, as soon as this returns). */
+ * copy), or make src contiguous on its device and copy the bytes peer to peer, converting on
+ * dst's device if needed; and wait for the copy (src may be freed, and its memory reused on its
+ * own device, as soon as this returns).  The bytes go on src's device, once dst's stream has
+ * drained (dst may be memory that stream freed and the pool handed out again): its copy engines
+ * then push them over the link, which writes faster than dst's engines pull them. */
 static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
                                      const cuarr_array *src) {
   CUARR_REFUSE_IN_CAPTURE("a copy between devices");
@@ -183,19 +185,32 @@ static cuarr_status device_to_device(cuarr_context *ctx, const cuarr_array *dst,
     cuarr_peer_enable(ddev, sdev);
     cuarr_peer_enable(sdev, ddev);
   }
-  if (s == CUARR_OK)
+  if (s == CUARR_OK && nbytes_of(&csrc) > 0) {
     s = cuarr_device_activate(ddev);
-  if (s == CUARR_OK && nbytes_of(&csrc) > 0)
-    s = cuarr_cu_check(cuarr_cu.cuMemcpyPeerAsync((CUdeviceptr)cuarr_array_data(&landing), dctx,
-                                                  (CUdeviceptr)cuarr_array_data(&csrc), sctx,
-                                                  nbytes_of(&csrc), stream),
-                       "cuMemcpyPeerAsync");
+    CUresult idle = s == CUARR_OK ? cuarr_cu.cuStreamQuery(stream) : CUDA_SUCCESS;
+    if (idle == CUDA_ERROR_NOT_READY)
+      idle = cuarr_cu.cuStreamSynchronize(stream);
+    if (s == CUARR_OK)
+      s = cuarr_cu_check(idle, "peer copy");
+    if (s == CUARR_OK)
+      s = cuarr_device_activate(sdev);
+    /* src's device has drained: its null stream waits for nothing */
+    if (s == CUARR_OK)
+      s = cuarr_cu_check(cuarr_cu.cuMemcpyPeerAsync((CUdeviceptr)cuarr_array_data(&landing), dctx,
+                                                    (CUdeviceptr)cuarr_array_data(&csrc), sctx,
+                                                    nbytes_of(&csrc), NULL),
+                         "cuMemcpyPeerAsync");
+    if (s == CUARR_OK)
+      s = cuarr_cu_check(cuarr_cu.cuStreamSynchronize(NULL), "peer copy");
+  }
   if (s == CUARR_OK && landing_made) {
     cuarr_context local = {ctx ? ctx->stream : NULL, cuarr_ctx_reclaim(ctx)};
     s = cuarr_device_copy(&local, dst, &landing);
+    if (s == CUARR_OK)
+      s = cuarr_device_activate(ddev);
+    if (s == CUARR_OK)
+      s = cuarr_cu_check(cuarr_cu.cuStreamSynchronize(stream), "peer copy");
   }
-  if (s == CUARR_OK)
-    s = cuarr_cu_check(cuarr_cu.cuStreamSynchronize(stream), "peer copy");
   if (csrc_made)
     cuarr_array_release(&csrc);
   if (landing_made)

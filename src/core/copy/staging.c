@@ -140,8 +140,8 @@ cuarr_status cuarr_upload(int device, CUstream stream, void *dst, const void *sr
   return s;
 }
 
-cuarr_status cuarr_download(int device, CUstream stream, void *dst, const void *src, size_t n,
-                            bool dst_pinned) {
+static cuarr_status download(int device, CUstream stream, void *dst, const void *src, size_t n,
+                             bool dst_pinned) {
   if (!dst_pinned)
     CUARR_REFUSE_IN_CAPTURE("a copy from the device to pageable host memory (get, item, tolist, "
                             "printing)");
@@ -202,4 +202,10 @@ cuarr_status cuarr_download(int device, CUstream stream, void *dst, const void *
   }
   stage_close(&st);
   return s;
+}
+
+cuarr_status cuarr_download(int device, CUstream stream, void *dst, const void *src, size_t n,
+                            bool dst_pinned) {
+  CUARR_TRY(download(device, stream, dst, src, n, dst_pinned));
+  return dst_pinned ? CUARR_OK : cuarr_comm_failure_check(); /* a pinned one did not wait */
 }

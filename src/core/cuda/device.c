@@ -154,7 +154,7 @@ cuarr_status cuarr_device_synchronize(int device) {
   CUARR_REFUSE_IN_CAPTURE("device synchronize");
   CUARR_TRY(cuarr_device_activate(device));
   CUARR_TRY(cuarr_cu_check(cuarr_cu.cuCtxSynchronize(), "cuCtxSynchronize"));
-  return CUARR_OK;
+  return cuarr_comm_failure_check();
 }
 
 cuarr_status cuarr_device_arch(int device, int *arch) {

@@ -84,7 +84,7 @@ cuarr_status cuarr_stream_synchronize(const cuarr_stream *s) {
   CUARR_TRY(need_stream(s));
   CUARR_TRY(cuarr_device_activate(s->device));
   CHECKED(cuStreamSynchronize, (CUstream)s->handle);
-  return CUARR_OK;
+  return cuarr_comm_failure_check();
 }
 
 cuarr_status cuarr_stream_query(const cuarr_stream *s, bool *done) {
@@ -147,7 +147,7 @@ cuarr_status cuarr_event_synchronize(const cuarr_event *e) {
   CUARR_TRY(need_event(e));
   CUARR_TRY(cuarr_device_activate(e->device));
   CHECKED(cuEventSynchronize, (CUevent)e->handle);
-  return CUARR_OK;
+  return cuarr_comm_failure_check();
 }
 
 cuarr_status cuarr_event_query(const cuarr_event *e, bool *done) {
