@@ -252,7 +252,13 @@ describe("a communicator over one device", function()
     comm:barrier()
     comm:barrier { streams = { s } }
     H.raises("TypeError", comm.barrier, comm, {}, 1)
-    H.raises("ValueError", comm.barrier, comm, { stream = s })
+    -- one rank here: one stream, and its array itself rather than a sequence of one
+    comm:barrier { stream = s }
+    H.raises("ValueError", comm.barrier, comm, { stream = s, streams = { s } })
+    local b = cuarr.arange(5, "int64")
+    comm:all_reduce(b, "max", { stream = s })
+    s:synchronize()
+    assert.are.same({ 0, 1, 2, 3, 4 }, b:totable())
   end)
 
   H.gpu_it("barrier reads its streams raw: a hostile table is a cuarr error or its entries",
@@ -279,7 +285,7 @@ describe("a communicator over one device", function()
   local cases = {
     { "ValueError", "2 parts for 1 ranks", function(c, a) c:all_reduce({ a, a }, "sum") end },
     { "ValueError", "0 parts", function(c) c:all_reduce({}, "sum") end },
-    { "TypeError", "sequence of arrays", function(c, a) c:all_reduce(a, "sum") end },
+    { "TypeError", "sequence of arrays", function(c) c:all_reduce(5, "sum") end },
     { "TypeError", "parts[1] must be an array", function(c) c:all_reduce({ 1 }, "sum") end },
     { "TypeError", "host array", function(c) c:all_reduce({ cuarr.cpu.zeros(3) }, "sum") end },
     { "ValueError", "unknown reduction 'mean'", function(c, a) c:all_reduce({ a }, "mean") end },
@@ -594,5 +600,42 @@ describe("copies between devices", function()
     -- and back, after peer access was enabled both ways
     local back = on(0, cuarr.asarray, there)
     assert.are.same(view:totable(), back:totable())
+  end)
+end)
+
+-- One process per GPU through bin/cuarr-run: spec/support/ranks/check_gpu.lua checks every
+-- collective's values on each rank; dies.lua has rank 1 exit right after init, and the others
+-- must end with a DistributedError within the timeout rather than hang.
+describe("one process per GPU (bin/cuarr-run)", function()
+  local child = require "spec.support.child"
+  local function launch(args, env)
+    local vars = { "LUA_PATH=" .. child.sh_quote(package.path),
+                   "LUA_CPATH=" .. child.sh_quote(package.cpath) }
+    for k, v in pairs(env or {}) do vars[#vars + 1] = k .. "=" .. child.sh_quote(v) end
+    local t0 = cuarr.perf_counter()
+    local ok, out = child.shell("env " .. table.concat(vars, " ") .. " bin/cuarr-run --tag " .. args)
+    return ok, out, cuarr.perf_counter() - t0
+  end
+
+  H.multigpu_it("every collective over all the GPUs, through the id file and TCP", function()
+    local n = cuarr.runtime.device_count
+    local ok, out = launch("-n " .. n .. " spec/support/ranks/check_gpu.lua")
+    assert(ok, out)
+    for r = 0, n - 1 do assert(out:find(("[%d] rank %d ok"):format(r, r), 1, true), out) end
+    ok, out = launch("-n 2 --master-addr 127.0.0.1 --master-port 29517 "
+      .. "spec/support/ranks/check_gpu.lua")
+    assert(ok, out)
+    assert(out:find("[1] rank 1 ok", 1, true), out)
+  end)
+
+  H.multigpu_it("a rank that dies makes the others fail within the timeout", function()
+    local n = math.min(cuarr.runtime.device_count, 3)
+    local ok, out, seconds = launch("-n " .. n .. " --grace 60 --timeout 10 "
+      .. "spec/support/ranks/dies.lua", { CUARR_DIES = "1" })
+    assert(not ok, out)
+    assert(out:find("rank 1 exited with status 3", 1, true), out)
+    assert(out:find("[0] DistributedError: ", 1, true), out)
+    assert(out:find("[0] destroyed", 1, true), out)
+    assert(seconds < 40, ("the job took %.1f s"):format(seconds))
   end)
 end)

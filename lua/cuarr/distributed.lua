@@ -101,7 +101,11 @@ return function(M, _, core)
     if o.timeout == nil then
       o.timeout = env_number { "CUARR_DISTRIBUTED_TIMEOUT" } or DEFAULT_TIMEOUT
     end
-    return init_core(o)
+    local comm = init_core(o)
+    -- this process works on its rank's device from now on, as torch.cuda.set_device(local_rank)
+    -- in a torch.distributed script: the arrays it makes are where its collectives need them
+    comm.device:use()
+    return comm
   end
 
   -- comm:barrier([{streams=}]): a one-element all_reduce over the ranks, then a wait on every

@@ -282,13 +282,20 @@ static int check_root(lua_State *L, const lua_comm *c, int idx, const char *fn) 
   return (int)root;
 }
 
-/* What a collective's call reads: the parts (and outs), the streams, in a userdata the GC owns
- * should anything raise. */
+/* What a collective's call reads: n parts (and outs) and streams, in one userdata the GC owns
+ * should anything raise, sized for the ranks this process drives (a call is the hot path of a
+ * training loop: a block sized for every possible device would be tens of KB for the GC). */
 typedef struct call_state {
-  cuarr_array parts[CUARR_MAX_DEVICES];
-  cuarr_array outs[CUARR_MAX_DEVICES];
-  cuarr_stream *streams[CUARR_MAX_DEVICES];
+  cuarr_array *parts, *outs;
+  cuarr_stream **streams;
 } call_state;
+
+static call_state new_call_state(lua_State *L, int n) {
+  size_t arrays = (size_t)n * sizeof(cuarr_array);
+  char *mem = lua_newuserdatauv(L, 2 * arrays + (size_t)n * sizeof(cuarr_stream *), 0);
+  return (call_state){(cuarr_array *)mem, (cuarr_array *)(mem + arrays),
+                      (cuarr_stream **)(mem + 2 * arrays)};
+}
 
 typedef enum which { ALL_REDUCE, REDUCE, BROADCAST, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL } which;
 
@@ -309,7 +316,7 @@ static int collective(lua_State *L, which w, const char *fn, int outs_idx, int o
     cuarr_lua_check_options(L, opts_idx, fn, outs_idx ? keys : in_place_keys);
   cuarr_comm_op op = op_idx ? check_op(L, op_idx, fn) : CUARR_COMM_SUM;
   int root = root_idx ? check_root(L, c, root_idx, fn) : 0;
-  call_state *cs = lua_newuserdatauv(L, sizeof *cs, 0);
+  call_state state = new_call_state(L, c->n), *cs = &state;
   lua_newtable(L);
   int keep = lua_gettop(L);
   read_arrays(L, S, c, 2, keep, fn, "parts", cs->parts);

@@ -59,9 +59,10 @@ static cuarr_status nccl_type(cuarr_dtype d, bool reduction, cuarr_comm_op op, c
                     fn, cuarr_dtype_name(d));
 }
 
-/* a: live, a device array on rank r's device. */
-static cuarr_status check_placed(const cuarr_comm *c, const cuarr_array *a, int r, const char *fn,
-                                 const char *what) {
+/* a: live, a device array on local rank r's device (messages name the communicator's rank). */
+static cuarr_status check_placed(const cuarr_comm *c, const cuarr_array *a, int local,
+                                 const char *fn, const char *what) {
+  int r = c->first_rank + local;
   if (cuarr_array_check_live(a) != CUARR_OK)
     return cuarr_fail(CUARR_VALUE_ERROR, "%s: rank %d's %s has been freed", fn, r, what);
   int dev = cuarr_array_device(a);
@@ -69,20 +70,21 @@ static cuarr_status check_placed(const cuarr_comm *c, const cuarr_array *a, int 
     return cuarr_fail(CUARR_TYPE_ERROR,
                       "%s: rank %d's %s is a host array; NCCL moves device arrays (rank %d's on "
                       "device %d)",
-                      fn, r, what, r, c->devices[r]);
-  if (dev != c->devices[r])
+                      fn, r, what, r, c->devices[local]);
+  if (dev != c->devices[local])
     return cuarr_fail(CUARR_VALUE_ERROR,
                       "%s: rank %d's %s is on device %d, but rank %d drives device %d", fn, r, what,
-                      dev, r, c->devices[r]);
+                      dev, r, c->devices[local]);
   return CUARR_OK;
 }
 
-static cuarr_status check_stream(const cuarr_comm *c, cuarr_stream *const *streams, int r,
+static cuarr_status check_stream(const cuarr_comm *c, cuarr_stream *const *streams, int local,
                                  const char *fn) {
-  if (streams && streams[r] && streams[r]->device != c->devices[r])
+  int r = c->first_rank + local;
+  if (streams && streams[local] && streams[local]->device != c->devices[local])
     return cuarr_fail(CUARR_VALUE_ERROR,
                       "%s: rank %d's stream belongs to device %d, but rank %d drives device %d", fn,
-                      r, streams[r]->device, r, c->devices[r]);
+                      r, streams[local]->device, r, c->devices[local]);
   return CUARR_OK;
 }
 
@@ -341,7 +343,7 @@ static cuarr_status run(cuarr_comm *c, const request *q, const cuarr_comm_call *
       s = launch(c, q, rcs, t, (size_t)size * scale, elem_bytes, ops[q->op]);
       cuarr_comm_restore_context(saved);
       cuarr_status w = cuarr_comm_watch_leave(c, s == CUARR_OK, rcs[0].stream, fn);
-      if (s == CUARR_OK)
+      if (w != CUARR_OK) /* its message is the latest */
         s = w;
     }
   }

@@ -204,7 +204,7 @@ static cuarr_status one_way(cuarr_comm *c, const cuarr_array *a, int peer, cuarr
     cuarr_comm_restore_context(saved);
     s = cuarr_nccl_check(r, sending ? "ncclSend" : "ncclRecv");
     cuarr_status w = cuarr_comm_watch_leave(c, s == CUARR_OK, h, what);
-    if (s == CUARR_OK)
+    if (w != CUARR_OK) /* its message is the latest */
       s = w;
   }
   if (s == CUARR_OK && has_tmp && !sending)

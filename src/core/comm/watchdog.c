@@ -47,6 +47,8 @@ struct cuarr_comm_watch {
   bool stop, aborted;
   atomic_bool failed;
   char why[640];
+  double call_since; /* > 0 while the calling thread is inside NCCL, since then */
+  const char *call_what;
   pending *queue; /* a ring of cap entries, count of them from head */
   size_t head, count, cap;
   CUevent *spare; /* finished events, reused */
@@ -119,6 +121,18 @@ static void look_at_queue(cuarr_comm_watch *w) {
   }
 }
 
+/* With w->lock held: a call into NCCL that has not come back (the first collective sets up the
+ * connections to its peers, and waits for a dead one). */
+static void look_at_call(cuarr_comm_watch *w) {
+  if (atomic_load(&w->failed) || w->call_since <= 0 || now_s() - w->call_since <= w->timeout_s)
+    return;
+  fail_locked(w,
+              "rank %d of %d: queueing %s did not return within %g s: another rank died or does "
+              "not call it (cuarr.distributed.init{timeout=} sets the wait); the communicator is "
+              "aborted",
+              w->rank, w->world, w->call_what, w->timeout_s);
+}
+
 /* With w->lock held: NCCL's own verdict (a peer's connection lost, a remote error). */
 static void look_at_nccl(cuarr_comm_watch *w) {
   if (atomic_load(&w->failed))
@@ -156,6 +170,7 @@ static void *watch(void *arg) {
   pthread_mutex_lock(&w->lock);
   while (!w->stop) {
     look_at_queue(w);
+    look_at_call(w);
     look_at_nccl(w);
     if (atomic_load(&w->failed) && !w->aborted)
       abort_comm(w);
@@ -224,14 +239,18 @@ cuarr_status cuarr_comm_watch_enter(cuarr_comm *c, const char *what) {
   if (!w)
     return CUARR_OK;
   pthread_mutex_lock(&w->nccl);
+  pthread_mutex_lock(&w->lock);
+  cuarr_status s = CUARR_OK;
   if (atomic_load(&w->failed)) {
-    pthread_mutex_unlock(&w->nccl);
-    pthread_mutex_lock(&w->lock);
-    cuarr_status s = failed_error(w, what);
-    pthread_mutex_unlock(&w->lock);
-    return s;
+    s = failed_error(w, what);
+  } else {
+    w->call_since = now_s();
+    w->call_what = what;
   }
-  return CUARR_OK;
+  pthread_mutex_unlock(&w->lock);
+  if (s != CUARR_OK)
+    pthread_mutex_unlock(&w->nccl);
+  return s;
 }
 
 /* With w->lock held: room for one more pending collective. */
@@ -256,6 +275,14 @@ cuarr_status cuarr_comm_watch_leave(cuarr_comm *c, bool queued, CUstream stream,
   if (!w)
     return CUARR_OK;
   cuarr_status s = CUARR_OK;
+  pthread_mutex_lock(&w->lock);
+  w->call_since = 0;
+  bool failed = atomic_load(&w->failed);
+  pthread_mutex_unlock(&w->lock);
+  if (failed) { /* aborted under the call: nothing it queued will run */
+    pthread_mutex_unlock(&w->nccl);
+    return cuarr_comm_watch_failed(c, what);
+  }
   CUcontext saved = NULL;
   if (queued && (s = cuarr_device_context_push(w->device, &saved)) == CUARR_OK) {
     pthread_mutex_lock(&w->lock);
