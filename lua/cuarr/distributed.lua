@@ -138,6 +138,9 @@ return function(M, _, core)
       parts[r] = M.with_device(d, M.empty, 1, "int32") -- any value: only the exchange matters
     end
     local stream = opts and opts.stream
+    if stream ~= nil and streams ~= nil then
+      raise("ValueError", "barrier: give stream or streams, not both")
+    end
     if stream ~= nil then
       comm:all_reduce(parts, "max", { stream = stream })
       stream:synchronize()

@@ -40,16 +40,16 @@ for _, dt in ipairs { "float32", "float64", "int32", "int64", "uint8", "float16"
     end
     want[i + 1], wmax[i + 1] = s, m
   end
-  expect(dt .. " all_reduce sum", x:tolist(), want)
+  expect(dt .. " all_reduce sum", x:totable(), want)
   local out = cuarr.empty(count, dt)
   comm:all_reduce(mine(count, dt), "max", { out = out })
-  expect(dt .. " all_reduce max", out:tolist(), wmax)
+  expect(dt .. " all_reduce max", out:totable(), wmax)
   -- reduce to the last rank: only it changes
   x = mine(count, dt)
   comm:reduce(x, "sum", n - 1)
   local own = {}
   for i = 0, count - 1 do own[i + 1] = value(me, i) end
-  expect(dt .. " reduce", x:tolist(), me == n - 1 and want or own)
+  expect(dt .. " reduce", x:totable(), me == n - 1 and want or own)
   -- broadcast from rank 0, on a stream of our own
   x = mine(count, dt)
   local s = cuarr.Stream()
@@ -57,7 +57,7 @@ for _, dt in ipairs { "float32", "float64", "int32", "int64", "uint8", "float16"
   s:synchronize()
   local zero = {}
   for i = 0, count - 1 do zero[i + 1] = value(0, i) end
-  expect(dt .. " broadcast", x:tolist(), zero)
+  expect(dt .. " broadcast", x:totable(), zero)
   -- all_gather of a strided view: rank r's part lands at r * 3
   local big = mine(2 * 3, dt)
   local g = cuarr.empty(3 * n, dt)
@@ -66,7 +66,7 @@ for _, dt in ipairs { "float32", "float64", "int32", "int64", "uint8", "float16"
   for r = 0, n - 1 do
     for k = 0, 2 do wg[r * 3 + k + 1] = value(r, 2 * k) end
   end
-  expect(dt .. " all_gather", g:tolist(), wg)
+  expect(dt .. " all_gather", g:totable(), wg)
   -- reduce_scatter min: rank r gets chunk r
   local rs = cuarr.empty(6, dt)
   comm:reduce_scatter(mine(count, dt), rs, "min")
@@ -76,7 +76,7 @@ for _, dt in ipairs { "float32", "float64", "int32", "int64", "uint8", "float16"
     for r = 0, n - 1 do m = math.min(m, value(r, me * 6 + k)) end
     wrs[k + 1] = m
   end
-  expect(dt .. " reduce_scatter", rs:tolist(), wrs)
+  expect(dt .. " reduce_scatter", rs:totable(), wrs)
   -- all_to_all: chunk p of rank r goes to chunk r of rank p
   local a2a = cuarr.empty(count, dt)
   comm:all_to_all(mine(count, dt), a2a)
@@ -84,13 +84,13 @@ for _, dt in ipairs { "float32", "float64", "int32", "int64", "uint8", "float16"
   for r = 0, n - 1 do
     for k = 0, 5 do wa[r * 6 + k + 1] = value(r, me * 6 + k) end
   end
-  expect(dt .. " all_to_all", a2a:tolist(), wa)
+  expect(dt .. " all_to_all", a2a:totable(), wa)
 end
 
 -- bool max and min (`or`, `and`)
 local b = cuarr.asarray({ me == 0, false, true }, "bool")
 comm:all_reduce(b, "max")
-expect("bool max", b:tolist(), { true, false, true })
+expect("bool max", b:totable(), { true, false, true })
 
 -- send and recv around the ring, an int16 array (moved as bytes) into a strided view
 if n > 1 then
@@ -105,7 +105,7 @@ if n > 1 then
   end
   local wb = {}
   for k = 0, 3 do wb[2 * k + 1], wb[2 * k + 2] = value(left, k), 0 end
-  expect("send/recv", buf:tolist(), wb)
+  expect("send/recv", buf:totable(), wb)
 end
 
 comm:barrier()

@@ -48,7 +48,10 @@ static cuarr_status hand_over(const cuarr_comm_rank_options *o, ncclUniqueId *id
   unsigned char *bytes = (unsigned char *)id->internal;
   if (o->id_file && *o->id_file)
     return cuarr_rendezvous_file(o->id_file, o->rank, o->world, o->timeout_s, bytes);
-  return cuarr_rendezvous_tcp(o->address, o->port, o->rank, o->world, o->timeout_s, bytes);
+  /* Rank 0 listens on every interface: the address the others are given may name this host
+   * by a name that resolves here to a loopback address (Debian's 127.0.1.1). */
+  return cuarr_rendezvous_tcp(o->rank == 0 ? NULL : o->address, o->port, o->rank, o->world,
+                              o->timeout_s, bytes);
 }
 
 cuarr_status cuarr_comm_init_rank(const cuarr_comm_rank_options *o, cuarr_comm **out) {
