@@ -102,6 +102,7 @@ int main(void) {
   cuarr_comm c;
   memset(&c, 0, sizeof c);
   c.n = 2;
+  c.world = 2;
   cuarr_array a0 = dev_array(CUARR_FLOAT32, 12), a1 = dev_array(CUARR_FLOAT32, 12);
   cuarr_array parts[2] = {a0, a1};
   cuarr_comm_call call = {parts, NULL, NULL, none};
