@@ -81,6 +81,15 @@ describe("distributed: one process per rank (stand-in driver and NCCL)", functio
     end
   end
 
+  it("3 ranks run every collective with verify on", function()
+    local file = os.tmpname()
+    os.remove(file)
+    local results = run_job("collectives.lua", 3, { CUARR_NCCL_ID_FILE = file,
+                                                    CUARR_DISTRIBUTED_VERIFY = "1" })
+    os.remove(file)
+    for r = 0, 2 do assert(results[r].ok and results[r].out:find("done", 1, true), results[r].out) end
+  end)
+
   it("a rank that dies makes the others fail with a DistributedError, not hang", function()
     local file = os.tmpname()
     os.remove(file)
@@ -161,6 +170,8 @@ describe("distributed.init's options and the environment", function()
       CUARR_DISTRIBUTED_TIMEOUT = "-1" }, "ValueError: .*timeout" },
     { "a device that does not exist", { CUARR_RANK = "0", CUARR_WORLD_SIZE = "1",
       CUARR_DEVICE = "5" }, "ValueError: .*device 5" },
+    { "CUARR_DISTRIBUTED_VERIFY=yes", { CUARR_RANK = "0", CUARR_WORLD_SIZE = "1",
+      CUARR_DISTRIBUTED_VERIFY = "yes" }, "ValueError: .*CUARR_DISTRIBUTED_VERIFY must be 0 or 1" },
   }
   for _, case in ipairs(cases) do
     it("refuses " .. case[1], function()
@@ -177,6 +188,8 @@ describe("distributed.init's options and the environment", function()
       try(cuarr.distributed.init, {rank = 0, size = 2, id_file = 7})
       try(cuarr.distributed.init, {rank = 0, size = 2, id_file = "/tmp/x", address = "h", port = 1})
       try(cuarr.distributed.init, {rank = 0, size = 1}, 5)
+      try(cuarr.distributed.init, {rank = 0, size = 1, verify = "yes"})
+      try(cuarr.distributed.init, {devices = {0}, verify = true})
     ]])
     local lines = {}
     for l in out:gmatch("[^\n]+") do lines[#lines + 1] = l end
@@ -186,6 +199,8 @@ describe("distributed.init's options and the environment", function()
     assert(lines[4]:match("^TypeError: .*id_file must be a string"), out)
     assert(lines[5]:match("^ValueError: .*not both"), out)
     assert(lines[6]:match("^TypeError: .*at most 1"), out)
+    assert(lines[7]:match("^TypeError: .*verify must be a boolean"), out)
+    assert(lines[8]:match("^ValueError: .*devices .* and verify .* do not go together"), out)
   end)
 
   it("makes a rank of one from options, with torchrun's variable names too", function()

@@ -631,6 +631,19 @@ describe("one process per GPU (bin/cuarr-run)", function()
     assert(out:find("[1] rank 1 ok", 1, true), out)
   end)
 
+  H.multigpu_it("with verify, ranks that disagree all fail alike, and go on", function()
+    local ok, out = launch("-n 2 spec/support/ranks/mismatch.lua")
+    assert(ok, out)
+    for r = 0, 1 do
+      local mine = {}
+      for line in out:gmatch("%[" .. r .. "%] ([^\n]*)") do mine[#mine + 1] = line end
+      assert(mine[1]:match("^TypeError: all_reduce: the ranks disagree"), out)
+      assert(mine[2]:match("^ValueError: all_reduce: the ranks disagree"), out)
+      assert(mine[3]:match("^DistributedError: %a+: the ranks disagree"), out)
+      assert.are.equal(("rank %d ok"):format(r), mine[4])
+    end
+  end)
+
   H.multigpu_it("a rank that dies makes the others fail within the timeout", function()
     local n = math.min(cuarr.runtime.device_count, 3)
     local ok, out, seconds = launch("-n " .. n .. " --grace 60 --timeout 10 "

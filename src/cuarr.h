@@ -1040,6 +1040,7 @@ typedef struct cuarr_comm_rank_options {
   const char *address;
   int port;
   double timeout_s;
+  bool verify; /* every collective's call compared across the ranks first (costs a wait) */
 } cuarr_comm_rank_options;
 CUARR_API cuarr_status cuarr_comm_init_rank(const cuarr_comm_rank_options *o, cuarr_comm **out);
 CUARR_API int cuarr_comm_size(const cuarr_comm *c); /* its ranks, in every process */

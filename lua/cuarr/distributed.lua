@@ -56,9 +56,10 @@ return function(M, _, core)
   -- each option it does not give read from the environment: rank (CUARR_RANK, RANK), size
   -- (CUARR_WORLD_SIZE, WORLD_SIZE), device (CUARR_DEVICE, else the local rank CUARR_LOCAL_RANK
   -- or LOCAL_RANK, else rank modulo the devices), the rendezvous (id_file: CUARR_NCCL_ID_FILE;
-  -- or address and port: MASTER_ADDR, MASTER_PORT) and timeout (CUARR_DISTRIBUTED_TIMEOUT,
-  -- else 300 s).
-  local INIT_KEYS = { "devices", "rank", "size", "device", "id_file", "address", "port", "timeout" }
+  -- or address and port: MASTER_ADDR, MASTER_PORT), timeout (CUARR_DISTRIBUTED_TIMEOUT,
+  -- else 300 s) and verify (CUARR_DISTRIBUTED_VERIFY=1).
+  local INIT_KEYS = { "devices", "rank", "size", "device", "id_file", "address", "port", "timeout",
+                      "verify" }
   function D.init(opts, ...)
     if select("#", ...) > 0 then return init_core(opts, ...) end -- its message for extra ones
     if opts == nil then opts = {} end
@@ -100,6 +101,13 @@ return function(M, _, core)
     end
     if o.timeout == nil then
       o.timeout = env_number { "CUARR_DISTRIBUTED_TIMEOUT" } or DEFAULT_TIMEOUT
+    end
+    if o.verify == nil then
+      local v, name = env { "CUARR_DISTRIBUTED_VERIFY" }
+      if v ~= nil and v ~= "0" and v ~= "1" then
+        raise("ValueError", fmt("distributed.init: %s must be 0 or 1, got '%s'", name, v))
+      end
+      o.verify = v == "1"
     end
     local comm = init_core(o)
     -- this process works on its rank's device from now on, as torch.cuda.set_device(local_rank)

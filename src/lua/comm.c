@@ -98,6 +98,12 @@ static int init_rank(lua_State *L, const char *fn) {
                            fn, luaL_typename(L, -1));
   o.timeout_s = lua_tonumber(L, -1);
   lua_pop(L, 1);
+  int v = cuarr_lua_get_option(L, 1, "verify");
+  if (v != LUA_TNIL && v != LUA_TBOOLEAN)
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: verify must be a boolean, got %s", fn,
+                           luaL_typename(L, -1));
+  o.verify = lua_toboolean(L, -1);
+  lua_pop(L, 1);
   lua_comm *c = lua_newuserdatauv(L, sizeof *c, 0);
   memset(c, 0, sizeof *c);
   luaL_setmetatable(L, CUARR_LUA_COMMUNICATOR_MT); /* the GC owns it from here */
@@ -118,7 +124,7 @@ static int l_init(lua_State *L) {
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #1 must be an options table, got %s",
                            fn, luaL_typename(L, 1));
   static const char *const keys[] = {"devices", "rank", "size",    "device", "id_file",
-                                     "address", "port", "timeout", NULL};
+                                     "address", "port", "timeout", "verify", NULL};
   cuarr_lua_check_options(L, 1, fn, keys);
   lua_settop(L, 1);
   int t = cuarr_lua_get_option(L, 1, "devices"); /* slot 2 */

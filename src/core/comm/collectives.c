@@ -324,6 +324,17 @@ static cuarr_status run(cuarr_comm *c, const request *q, const cuarr_comm_call *
   size_t scale;
   CUARR_TRY(nccl_type(call->parts[0].dtype, is_reduction(q->k), q->op, fn, &t, &scale));
   int64_t size = cuarr_array_size(&call->parts[0]);
+  if (c->verify) { /* before the empty case returns: every rank must take part */
+    CUARR_TRY(cuarr_comm_ready());
+    cuarr_comm_check v = {q->k,
+                          call->parts[0].dtype,
+                          size,
+                          call->outs ? cuarr_array_size(&call->outs[0]) : -1,
+                          is_reduction(q->k) ? (int64_t)q->op : -1,
+                          q->k == REDUCE || q->k == BROADCAST ? q->root : -1};
+    cuarr_context ctx = {call->streams ? call->streams[0] : NULL, call->reclaim};
+    CUARR_TRY(cuarr_comm_verify(c, &v, &ctx, fn));
+  }
   if (size == 0 || (call->outs && cuarr_array_size(&call->outs[0]) == 0))
     return CUARR_OK;
   CUARR_TRY(cuarr_comm_ready());

@@ -21,7 +21,21 @@ struct cuarr_comm {
   int devices[CUARR_MAX_DEVICES];
   ncclComm_t comms[CUARR_MAX_DEVICES];
   cuarr_comm_watch *watch;
+  bool verify; /* compare every collective's description across the ranks first (verify.c) */
 };
+
+/* What a rank says of a collective it is about to make (verify.c): collectives.c's kind, the
+ * dtype, the part's and the out's sizes (-1: none), the op and the root (-1: none). */
+typedef struct cuarr_comm_check {
+  int64_t kind, dtype, part, out, op, root;
+} cuarr_comm_check;
+
+/* Gathers every rank's check to every rank (a small all_gather and a wait on ctx's stream) and
+ * fails the same way on all of them when one differs from rank 0's: CUARR_DISTRIBUTED_ERROR for
+ * another collective, op or root, CUARR_TYPE_ERROR for another dtype, CUARR_VALUE_ERROR for
+ * other sizes, naming the first rank that differs. */
+cuarr_status cuarr_comm_verify(cuarr_comm *c, const cuarr_comm_check *q, cuarr_context *ctx,
+                               const char *fn);
 
 /* The watchdog of a communicator whose other ranks live in other processes (watchdog.c).  Such
  * a rank can die, or stop calling collectives, and then this one's NCCL kernels would wait for

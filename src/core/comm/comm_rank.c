@@ -82,6 +82,7 @@ cuarr_status cuarr_comm_init_rank(const cuarr_comm_rank_options *o, cuarr_comm *
   c->world = o->world;
   c->first_rank = o->rank;
   c->devices[0] = o->device;
+  c->verify = o->verify;
   if (o->world > 1 && (s = cuarr_comm_watch_start(c, o->timeout_s)) != CUARR_OK) {
     cuarr_nccl.ncclCommAbort(c->comms[0]);
     free(c);
