@@ -144,6 +144,12 @@ describe("distributed.init's options and the environment", function()
     return out
   end
 
+  local function lines_of(text)
+    local lines = {}
+    for l in text:gmatch("[^\n]+") do lines[#lines + 1] = l end
+    return lines
+  end
+
   it("says how to start ranks when neither devices nor a rank are given", function()
     local out = run("try(cuarr.distributed.init, {})")
     assert(out:match("^ValueError: .*bin/cuarr%-run"), out)
@@ -191,8 +197,7 @@ describe("distributed.init's options and the environment", function()
       try(cuarr.distributed.init, {rank = 0, size = 1, verify = "yes"})
       try(cuarr.distributed.init, {devices = {0}, verify = true})
     ]])
-    local lines = {}
-    for l in out:gmatch("[^\n]+") do lines[#lines + 1] = l end
+    local lines = lines_of(out)
     assert(lines[1]:match("^ValueError: .*do not go together"), out)
     assert(lines[2]:match("^ValueError: .*color"), out)
     assert(lines[3]:match("^ValueError: .*rank must be an integer"), out)
@@ -224,8 +229,7 @@ describe("distributed.init's options and the environment", function()
       comm:destroy()
       try(comm.all_reduce, comm, x, "sum")
     ]], { RANK = "0", WORLD_SIZE = "1", LOCAL_RANK = "0" })
-    local lines = {}
-    for l in out:gmatch("[^\n]+") do lines[#lines + 1] = l end
+    local lines = lines_of(out)
     assert.are.equal("0\t1\t0\t1", lines[1])
     assert.are.equal("0\t1", lines[2])
     assert.are.equal("ok", lines[3])
@@ -249,8 +253,7 @@ describe("distributed.init's options and the environment", function()
       try(comm.all_reduce, comm, cuarr.ones(2), "sum", {stream = cuarr.Stream()})
       comm:destroy()
     ]])
-    local lines = {}
-    for l in out:gmatch("[^\n]+") do lines[#lines + 1] = l end
+    local lines = lines_of(out)
     assert.are.equal("nil\tnil\t1", lines[1])
     assert(lines[2]:match("^ValueError: .*send_recv"), out)
     assert.are.equal("ok", lines[3])

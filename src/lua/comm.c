@@ -288,6 +288,16 @@ static int check_root(lua_State *L, const lua_comm *c, int idx, const char *fn) 
   return (int)root;
 }
 
+/* A method's options at idx (the method's argument idx - 1): nil, or a table of those keys. */
+static void check_call_options(lua_State *L, int idx, const char *fn, const char *const *keys) {
+  if (lua_isnil(L, idx))
+    return;
+  if (!lua_istable(L, idx))
+    cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #%d must be an options table, got %s", fn,
+                    idx - 1, luaL_typename(L, idx));
+  cuarr_lua_check_options(L, idx, fn, keys);
+}
+
 /* What a collective's call reads: n parts (and outs) and streams, in one userdata the GC owns
  * should anything raise, sized for the ranks this process drives (a call is the hot path of a
  * training loop: a block sized for every possible device would be tens of KB for the GC). */
@@ -313,13 +323,9 @@ static int collective(lua_State *L, which w, const char *fn, int outs_idx, int o
   cuarr_lua_check_max_args(L, opts_idx, fn);
   lua_comm *c = check_comm(L, 1, fn);
   lua_settop(L, opts_idx);
-  if (!lua_isnil(L, opts_idx) && (!lua_istable(L, opts_idx)))
-    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #%d must be an options table, got %s",
-                           fn, opts_idx - 1, luaL_typename(L, opts_idx));
   static const char *const in_place_keys[] = {"out", "streams", "stream", NULL};
   static const char *const keys[] = {"streams", "stream", NULL};
-  if (lua_istable(L, opts_idx))
-    cuarr_lua_check_options(L, opts_idx, fn, outs_idx ? keys : in_place_keys);
+  check_call_options(L, opts_idx, fn, outs_idx ? keys : in_place_keys);
   cuarr_comm_op op = op_idx ? check_op(L, op_idx, fn) : CUARR_COMM_SUM;
   int root = root_idx ? check_root(L, c, root_idx, fn) : 0;
   call_state state = new_call_state(L, c->n), *cs = &state;
@@ -380,12 +386,8 @@ static int comm_send_recv(lua_State *L) {
   cuarr_lua_check_max_args(L, 3, fn);
   lua_comm *c = check_comm(L, 1, fn);
   lua_settop(L, 3);
-  if (!lua_isnil(L, 3) && !lua_istable(L, 3))
-    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #2 must be an options table, got %s",
-                           fn, luaL_typename(L, 3));
   static const char *const keys[] = {"streams", NULL};
-  if (lua_istable(L, 3))
-    cuarr_lua_check_options(L, 3, fn, keys);
+  check_call_options(L, 3, fn, keys);
   if (!lua_istable(L, 2))
     return cuarr_lua_error(L, CUARR_TYPE_ERROR,
                            "%s: argument #1 must be a sequence of {source, destination} pairs, "
@@ -454,12 +456,8 @@ static int one_way(lua_State *L, bool sending) {
     return cuarr_lua_error(L, CUARR_VALUE_ERROR,
                            "%s: peer %lld is not another rank (0 to %d; this one is %d)", fn,
                            (long long)peer, c->world - 1, c->rank);
-  if (!lua_isnil(L, 4) && !lua_istable(L, 4))
-    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: argument #3 must be an options table, got %s",
-                           fn, luaL_typename(L, 4));
   static const char *const keys[] = {"stream", NULL};
-  if (lua_istable(L, 4))
-    cuarr_lua_check_options(L, 4, fn, keys);
+  check_call_options(L, 4, fn, keys);
   lua_newtable(L);
   int keep = lua_gettop(L);
   cuarr_stream *streams[CUARR_MAX_DEVICES];

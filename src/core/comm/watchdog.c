@@ -188,6 +188,17 @@ static void *watch(void *arg) {
   return NULL;
 }
 
+/* The watch's locks and memory (its thread has ended, or never started). */
+static void watch_free(cuarr_comm_watch *w) {
+  pthread_mutex_destroy(&w->lock);
+  pthread_mutex_destroy(&w->nccl);
+  pthread_cond_destroy(&w->wake);
+  pthread_cond_destroy(&w->progress);
+  free(w->queue);
+  free(w->spare);
+  free(w);
+}
+
 cuarr_status cuarr_comm_watch_start(cuarr_comm *c, double timeout_s) {
   cuarr_comm_watch *w = calloc(1, sizeof *w);
   if (!w)
@@ -209,20 +220,11 @@ cuarr_status cuarr_comm_watch_start(cuarr_comm *c, double timeout_s) {
   }
   pthread_mutex_init(&w->lock, NULL);
   pthread_mutex_init(&w->nccl, NULL);
-  pthread_condattr_t ca;
-  pthread_condattr_init(&ca);
-  pthread_cond_init(&w->wake, &ca);
-  pthread_cond_init(&w->progress, &ca);
-  pthread_condattr_destroy(&ca);
+  pthread_cond_init(&w->wake, NULL);
+  pthread_cond_init(&w->progress, NULL);
   int e = pthread_create(&w->thread, NULL, watch, w);
   if (e) {
-    pthread_mutex_destroy(&w->lock);
-    pthread_mutex_destroy(&w->nccl);
-    pthread_cond_destroy(&w->wake);
-    pthread_cond_destroy(&w->progress);
-    free(w->queue);
-    free(w->spare);
-    free(w);
+    watch_free(w);
     return cuarr_fail(CUARR_OUT_OF_MEMORY, "cannot start a communicator's watchdog: %s",
                       strerror(e));
   }
@@ -326,13 +328,7 @@ bool cuarr_comm_watch_stop(cuarr_comm *c) {
     cuarr_cu.cuEventDestroy(w->queue[(w->head + i) % w->cap].event);
   for (size_t i = 0; i < w->n_spare; i++)
     cuarr_cu.cuEventDestroy(w->spare[i]);
-  pthread_mutex_destroy(&w->lock);
-  pthread_mutex_destroy(&w->nccl);
-  pthread_cond_destroy(&w->wake);
-  pthread_cond_destroy(&w->progress);
-  free(w->queue);
-  free(w->spare);
-  free(w);
+  watch_free(w);
   c->watch = NULL;
   return aborted;
 }
