@@ -57,17 +57,23 @@ local function run_job(script, n, env, ranks)
   return results, seconds
 end
 
+-- env with the variables of a rendezvous by "TCP" (a free port of this machine) or "id file" (a
+-- path nothing is at yet).
+local function rendezvous(way, env)
+  if way == "TCP" then
+    env.MASTER_ADDR, env.MASTER_PORT = "127.0.0.1", tostring(free_port())
+  else
+    env.CUARR_NCCL_ID_FILE = os.tmpname()
+    os.remove(env.CUARR_NCCL_ID_FILE)
+  end
+  return env
+end
+
 describe("distributed: one process per rank (stand-in driver and NCCL)", function()
   for _, way in ipairs { "id file", "TCP" } do
     for _, n in ipairs { 1, 2, 3 } do
       it(fmt("%d ranks meet through the %s and run every collective", n, way), function()
-        local env = {}
-        if way == "TCP" then
-          env.MASTER_ADDR, env.MASTER_PORT = "127.0.0.1", tostring(free_port())
-        else
-          env.CUARR_NCCL_ID_FILE = os.tmpname()
-          os.remove(env.CUARR_NCCL_ID_FILE)
-        end
+        local env = rendezvous(way, {})
         local results = run_job("collectives.lua", n, env)
         if env.CUARR_NCCL_ID_FILE then os.remove(env.CUARR_NCCL_ID_FILE) end
         for r = 0, n - 1 do
@@ -108,13 +114,7 @@ describe("distributed: one process per rank (stand-in driver and NCCL)", functio
 
   for _, way in ipairs { "id file", "TCP" } do
     it(fmt("a rank whose peers never come fails within the timeout (%s)", way), function()
-      local env = { CUARR_DISTRIBUTED_TIMEOUT = "1" }
-      if way == "TCP" then
-        env.MASTER_ADDR, env.MASTER_PORT = "127.0.0.1", tostring(free_port())
-      else
-        env.CUARR_NCCL_ID_FILE = os.tmpname()
-        os.remove(env.CUARR_NCCL_ID_FILE)
-      end
+      local env = rendezvous(way, { CUARR_DISTRIBUTED_TIMEOUT = "1" })
       for _, r in ipairs { 0, 2 } do -- rank 0 waits for the others; rank 2 for rank 0
         local results = run_job("alone.lua", 3, env, { r })
         local out = results[r].out
