@@ -139,6 +139,9 @@ local function check_svd(xp, a, dtype)
   assert.are.equal(k, vh.shape[vh.ndim - 1])
   assert.is_true(err(xp, xp.matmul(xp.multiply(u, xp.expand_dims(s, -2)), vh), a) < tol)
   assert.is_true(monotone(s, true), "singular values descending")
+  assert.is_true(s.size == 0 or xp.min(s):item() >= 0, "singular values nonnegative")
+  assert.is_true(err(xp, xp.matmul(mT(xp, u), u), eye_like(xp, k, dtype)) < tol)
+  assert.is_true(err(xp, xp.matmul(vh, mT(xp, vh)), eye_like(xp, k, dtype)) < tol)
   local uf, sf, vhf = xp.linalg.svd(a)
   assert.are.equal(m, uf.shape[uf.ndim])
   assert.are.equal(n, vhf.shape[vhf.ndim - 1])
@@ -194,6 +197,62 @@ for _, b in ipairs(H.backends) do
       end
       check_svd(xp, random(xp, { 5, 3 }, dtype, 8).T, dtype)
       check_svd(xp, mT(xp, random(xp, { 2, 2, 4 }, dtype, 9)), dtype)
+    end)
+
+    -- On the device, stacks of more than one matrix of up to 32 x 32 take one batched Jacobi
+    -- call (gesvdjBatched), whose U and V are laid out again as gesvd's by a kernel of ours;
+    -- 33 x 33 and single matrices stay on gesvd.
+    b.it("svd of stacks of small matrices" .. tag, function()
+      for i, shape in ipairs { { 7, 1, 1 }, { 6, 2, 3 }, { 6, 3, 2 }, { 37, 8, 8 }, { 3, 32, 32 },
+                               { 2, 33, 33 }, { 3, 5, 32 }, { 3, 32, 5 }, { 2, 3, 4, 7 },
+                               { 1, 6, 6 }, { 5, 1, 9 }, { 5, 9, 1 } } do
+        check_svd(xp, random(xp, shape, dtype, 400 + i), dtype)
+      end
+    end)
+
+    b.it("svd of strided and transposed stacks, zero and rank-deficient matrices" .. tag,
+      function()
+        local big = random(xp, { 9, 7, 10 }, dtype, 420)
+        check_svd(xp, big[{ { 1, -1, 2 }, { 1, -1, 2 }, {} }], dtype)
+        check_svd(xp, big[{ { -1, 1, -3 }, {}, { 2, 9 } }], dtype)
+        check_svd(xp, mT(xp, big), dtype)
+        check_svd(xp, xp.swapaxes(big, 1, 3), dtype)
+        -- a zero matrix and rank-deficient ones in one stack: s holds their zeros, u and vh stay
+        -- orthonormal
+        local r = of_rank(xp, { 11 }, 6, 5, 2, dtype, 421)
+        r[{ 4 }] = 0
+        check_svd(xp, r, dtype)
+        local s = xp.linalg.svd(r, { compute_uv = false })
+        assert.are.same({ 0, 0, 0, 0, 0 }, s[{ 4 }]:totable())
+        local tail = s[{ {}, { 3, 5 } }]
+        assert.is_true(xp.max(tail):item() < TOL[dtype] * 10, "rank 2: the rest near zero")
+        local z = xp.zeros({ 4, 3, 3 }, dtype)
+        check_svd(xp, z, dtype)
+        assert.are.equal(0, xp.max(xp.linalg.svd(z, { compute_uv = false })):item() + 0)
+      end)
+
+    b.it("svd of empty stacks" .. tag, function()
+      for _, shape in ipairs { { 0, 4, 4 }, { 0, 3, 5 }, { 2, 0, 3, 2 } } do
+        local a = xp.zeros(shape, dtype)
+        local m, n = shape[#shape - 1], shape[#shape]
+        local k = min(m, n)
+        local batch = { table.unpack(shape, 1, #shape - 2) }
+        local function with(...)
+          local t = { table.unpack(batch) }
+          for _, e in ipairs { ... } do t[#t + 1] = e end
+          return t
+        end
+        local u, s, vh = xp.linalg.svd(a)
+        same_shape(u, with(m, m))
+        same_shape(s, with(k))
+        same_shape(vh, with(n, n))
+        assert.are.equal(dtype, u.dtype)
+        u, s, vh = xp.linalg.svd(a, { full_matrices = false })
+        same_shape(u, with(m, k))
+        same_shape(s, with(k))
+        same_shape(vh, with(k, n))
+        same_shape(xp.linalg.svd(a, { compute_uv = false }), with(k))
+      end
     end)
 
     b.it("lstsq satisfies the normal equations" .. tag, function()
@@ -413,6 +472,81 @@ describe("device results against the host's", function()
         end
       end
     end)
+
+    -- ... and so do their SVDs (gesvdjBatched, whose U and V a kernel of ours lays out).
+    -- Singular values against LAPACK's, the reduced vectors' columns up to sign, U and V^T of
+    -- the full decomposition orthonormal, the singular values alone the same.
+    local function svd_agrees(h, d, what)
+      local cpu = cuarr.cpu
+      local uh, sh, vhh = cpu.linalg.svd(h, { full_matrices = false })
+      local ud, sd, vhd = cuarr.linalg.svd(d, { full_matrices = false })
+      assert.is_true(err(cpu, cuarr.asnumpy(sd), sh) < tol, what .. ": s")
+      assert.is_true(same_columns(ud, uh, tol), what .. ": u")
+      assert.is_true(same_columns(mT(cuarr, vhd), mT(cpu, vhh), tol), what .. ": vh")
+      local only = cuarr.linalg.svd(d, { compute_uv = false })
+      assert.is_true(err(cpu, cuarr.asnumpy(only), sh) < tol, what .. ": s alone")
+      local uf, sf, vhf = cuarr.linalg.svd(d)
+      local m, n = d.shape[d.ndim - 1], d.shape[d.ndim]
+      assert.is_true(err(cpu, cuarr.asnumpy(sf), sh) < tol, what .. ": full s")
+      local first = uf:reshape({ -1, m, m })[{ {}, {}, { 1, min(m, n) } }]
+      assert.is_true(same_columns(first, uh:reshape({ -1, m, min(m, n) }), tol), what .. ": full u")
+      local hu, hv = cuarr.asnumpy(uf), cuarr.asnumpy(vhf)
+      assert.is_true(err(cpu, cpu.matmul(mT(cpu, hu), hu), cpu.eye(m, { dtype = dtype })) < tol)
+      assert.is_true(err(cpu, cpu.matmul(hv, mT(cpu, hv)), cpu.eye(n, { dtype = dtype })) < tol)
+    end
+
+    H.gpu_it("svd of stacks of small matrices agrees with LAPACK (" .. dtype .. ")", function()
+      local cpu = cuarr.cpu
+      for i, shape in ipairs { { 2000, 8, 8 }, { 37, 1, 1 }, { 9, 2, 3 }, { 9, 3, 2 },
+                               { 5, 32, 32 }, { 3, 33, 33 }, { 6, 5, 32 }, { 6, 32, 5 },
+                               { 2, 3, 4, 7 }, { 1, 8, 8 } } do
+        local h = random(cpu, shape, dtype, 500 + i)
+        svd_agrees(h, cuarr.asarray(h), "case " .. i)
+      end
+      -- views: strided, reversed and transposed stacks
+      local h = random(cpu, { 9, 7, 10 }, dtype, 520)
+      local d = cuarr.asarray(h)
+      svd_agrees(h[{ { 1, -1, 2 }, { 1, -1, 2 }, {} }], d[{ { 1, -1, 2 }, { 1, -1, 2 }, {} }],
+        "strided")
+      svd_agrees(h[{ { -1, 1, -3 }, {}, { 2, 9 } }], d[{ { -1, 1, -3 }, {}, { 2, 9 } }], "reversed")
+      svd_agrees(mT(cpu, h), mT(cuarr, d), "transposed")
+      -- a zero matrix and rank-deficient ones: the singular values (their vectors for the zero
+      -- singular values are any orthonormal basis)
+      local r = of_rank(cpu, { 11 }, 6, 5, 2, dtype, 521)
+      r[{ 4 }] = 0
+      local sd = cuarr.linalg.svd(cuarr.asarray(r), { compute_uv = false })
+      assert.is_true(err(cpu, cuarr.asnumpy(sd), cpu.linalg.svd(r, { compute_uv = false })) < tol)
+      local ud, sd2, vhd = cuarr.linalg.svd(cuarr.asarray(r))
+      assert.is_true(err(cpu, cuarr.asnumpy(sd2), cuarr.asnumpy(sd)) < tol)
+      local back = cuarr.matmul(cuarr.multiply(ud[{ {}, {}, { 1, 5 } }],
+        cuarr.expand_dims(sd2, -2)), vhd)
+      assert.is_true(err(cpu, cuarr.asnumpy(back), r) < tol)
+    end)
+
+    -- More matrices than one gesvdjBatched call takes: the buffers of U and V it writes are
+    -- bounded at 256 MiB a call, (32 * 32 + 31 * 31) float64 per 32 x 31 matrix, so 16 904 of
+    -- them; every chunk's matrices land in their places.
+    if dtype == "float64" then
+      H.gpu_it("svd of a stack larger than one batched call (float64)", function()
+        local cpu = cuarr.cpu
+        local chunk = (256 << 20) // ((32 * 32 + 31 * 31) * 8)
+        local count = chunk + 77
+        local a = cuarr.random.default_rng(530):random({ count, 32, 31 }, "float64")
+        local u, s, vh = cuarr.linalg.svd(a, { full_matrices = false })
+        local back = cuarr.matmul(cuarr.multiply(u, cuarr.expand_dims(s, -2)), vh)
+        assert.is_true(err(cuarr, back, a) < TOL.float64 * 100)
+        assert.is_true(err(cuarr, cuarr.matmul(mT(cuarr, u), u), cuarr.eye(31)) < TOL.float64 * 100)
+        assert.is_true(err(cuarr, cuarr.matmul(vh, mT(cuarr, vh)), cuarr.eye(31))
+          < TOL.float64 * 100)
+        local only = cuarr.linalg.svd(a, { compute_uv = false })
+        assert.is_true(err(cuarr, only, s) < TOL.float64 * 100)
+        for _, i in ipairs { 1, chunk, chunk + 1, count } do
+          local sh = cpu.linalg.svd(cuarr.asnumpy(a[{ i }]), { compute_uv = false })
+          assert.is_true(err(cpu, cuarr.asnumpy(s[{ i }]), sh) < tol, "matrix " .. i)
+          assert.is_true(err(cpu, cuarr.asnumpy(only[{ i }]), sh) < tol, "matrix " .. i)
+        end
+      end)
+    end
 
     H.gpu_it("qr, eigh, svd, lstsq, pinv, matrix_rank, matrix_power (" .. dtype .. ")", function()
       local cpu = cuarr.cpu

@@ -861,8 +861,9 @@ CUARR_API cuarr_status cuarr_linalg_cholesky(cuarr_context *ctx, const cuarr_arr
                                              cuarr_array *out);
 /* The decompositions below take stacks of m x n matrices (square for eigh), the same dtypes,
  * through LAPACK (geqrf/orgqr, syevd, gesvd) or cuSOLVER (the same routines, one call per
- * matrix).  Empty matrices are allowed; where NumPy returns an m x m (or n x n) matrix with
- * nothing to decompose, it is the identity.
+ * matrix; eigh's and svd's stacks of matrices up to 32 x 32 in one call of the batched Jacobi
+ * solvers, syevjBatched and gesvdjBatched).  Empty matrices are allowed; where NumPy returns an
+ * m x m (or n x n) matrix with nothing to decompose, it is the identity.
  * QR, a = q r with q's columns orthonormal and r upper triangular (signs as LAPACK leaves them);
  * k = min(m, n).  mode NULL or "reduced": q (..., m, k), r (..., k, n); "complete": q (..., m, m),
  * r (..., m, n); "r": r (..., k, n) alone (q may be NULL and is left as it is).  Anything else is

@@ -1,8 +1,9 @@
 /*
  * linalg.cu -- the small kernels around cuBLAS's and cuSOLVER's factorizations: the pointer
- * arrays their batched routines take, determinants read off LU factors, and the triangle a
- * Cholesky factorization leaves alone, zeroed.  Matrices are column-major, n x n, one after
- * another.  No slots: every kernel is extern "C", named with its dtype's code (f4, f8).
+ * arrays their batched routines take, determinants read off LU factors, the triangle a
+ * Cholesky factorization leaves alone, zeroed, and the batched Jacobi SVD's vectors laid out
+ * as gesvd's.  Matrices are column-major, one after another.  No slots: every kernel is
+ * extern "C", named with its dtype's code (f4, f8).
  */
 
 /* ptrs[i] = base + i * stride (bytes), for the batched routines' arrays of matrices. */
@@ -101,6 +102,30 @@ __device__ __forceinline__ void cuarr_linalg_zero_triangle(T *a, int n, long lon
   }
 }
 
+/* After the batched Jacobi SVD, which leaves each U (m x m) and V (n x n) column-major, one
+ * after another: the first ucols columns of every U into u (m x ucols each, packed; ucols 0
+ * when U was written in place) and every V transposed into vt, the V^T that gesvd gives.
+ * One thread per element written, so the writes are coalesced; the reads of V stay within a
+ * matrix of at most 32 x 32. */
+template <typename T>
+__device__ __forceinline__ void cuarr_linalg_svd_vectors(const T *uf, T *u, int m, int ucols,
+                                                         const T *vf, T *vt, int n,
+                                                         long long count) {
+  const long long in_u = (long long)m * ucols, nn = (long long)n * n, per = in_u + nn;
+  const long long total = count * per;
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+       e += (long long)gridDim.x * blockDim.x) {
+    const long long i = e / per, r = e - i * per;
+    if (r < in_u) {
+      u[i * in_u + r] = uf[i * m * (long long)m + r]; /* the first columns lie first */
+    } else {
+      const long long t = r - in_u; /* vt's (row, col) at col * n + row is V's (col, row) */
+      const int col = (int)(t / n), row = (int)(t - (long long)col * n);
+      vt[i * nn + t] = vf[i * nn + (long long)row * n + col];
+    }
+  }
+}
+
 #define CUARR_LINALG_KERNELS(code, T)                                                              \
   extern "C" __global__ void cuarr_linalg_det_##code(const T *lu, const int *ipiv, int n,          \
                                                      long long count, T *sign, T *logabs) {        \
@@ -114,6 +139,10 @@ __device__ __forceinline__ void cuarr_linalg_zero_triangle(T *a, int n, long lon
   extern "C" __global__ void cuarr_linalg_zero_triangle_##code(T *a, int n, long long count,       \
                                                                int upper) {                        \
     cuarr_linalg_zero_triangle<T>(a, n, count, upper);                                             \
+  }                                                                                                \
+  extern "C" __global__ void cuarr_linalg_svd_vectors_##code(                                      \
+      const T *uf, T *u, int m, int ucols, const T *vf, T *vt, int n, long long count) {           \
+    cuarr_linalg_svd_vectors<T>(uf, u, m, ucols, vf, vt, n, count);                                \
   }
 CUARR_LINALG_KERNELS(f4, float)
 CUARR_LINALG_KERNELS(f8, double)

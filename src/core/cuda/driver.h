@@ -169,6 +169,13 @@ typedef struct cuarr_nvrtc_api {
   X(cusolverDnDsyevjBatched_bufferSize)                                                            \
   X(cusolverDnSsyevjBatched)                                                                       \
   X(cusolverDnDsyevjBatched)                                                                       \
+  X(cusolverDnCreateGesvdjInfo)                                                                    \
+  X(cusolverDnDestroyGesvdjInfo)                                                                   \
+  X(cusolverDnXgesvdjSetSortEig)                                                                   \
+  X(cusolverDnSgesvdjBatched_bufferSize)                                                           \
+  X(cusolverDnDgesvdjBatched_bufferSize)                                                           \
+  X(cusolverDnSgesvdjBatched)                                                                      \
+  X(cusolverDnDgesvdjBatched)                                                                      \
   X(cusolverDnSgesvd_bufferSize)                                                                   \
   X(cusolverDnDgesvd_bufferSize)                                                                   \
   X(cusolverDnSgesvd)                                                                              \

@@ -5,7 +5,8 @@
  * decompose.c lays the user's stack out so that every matrix the engines see is what the
  * routine needs (for the SVD: at least as many rows as columns, which cuSOLVER's gesvd
  * requires); decompose_host.c runs the batch through LAPACK, decompose_device.c through
- * cuSOLVER, one matrix at a time.
+ * cuSOLVER, one matrix at a time, or stacks of matrices up to 32 x 32 in one call of the
+ * batched Jacobi solvers (syevjBatched, gesvdjBatched).
  */
 #ifndef CUARR_LINALG_DECOMPOSE_H
 #define CUARR_LINALG_DECOMPOSE_H

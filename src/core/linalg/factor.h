@@ -64,6 +64,12 @@ cuarr_status cuarr_linalg_launch(int device, CUstream stream, const char *name, 
 /* Zero below the diagonal (upper) or above it of `count` column-major n x n matrices. */
 cuarr_status cuarr_linalg_zero_triangle(int device, CUstream stream, cuarr_dtype dtype, char *a,
                                         int n, int64_t count, bool upper);
+/* After gesvdjBatched left `count` column-major U (m x m) and V (n x n) one after another in
+ * uf and vf: the first ucols columns of each U into u (m x ucols each, packed; ucols 0 leaves u
+ * alone) and each V^T into vt (n x n each, column-major). */
+cuarr_status cuarr_linalg_svd_vectors(int device, CUstream stream, cuarr_dtype dtype,
+                                      const char *uf, char *u, int m, int ucols, const char *vf,
+                                      char *vt, int n, int64_t count);
 
 /* testing/linalg_compile_all.c, for `make test`: kernels/templates/linalg.cu compiled with
  * NVRTC for sm_<arch> (no GPU); *n_kernels: how many of its kernels the cubin holds. */

@@ -1,7 +1,8 @@
 /*
  * linalg_kernels.c -- the launches of kernels/templates/linalg.cu (pointer arrays,
- * determinants, triangles zeroed) that the factorizations and decompositions share.  The
- * kernels are found through one dispatch table (compile/function_table.h) by device and name.
+ * determinants, triangles zeroed, the batched SVD's vectors) that the factorizations and
+ * decompositions share.  The kernels are found through one dispatch table
+ * (compile/function_table.h) by device and name.
  */
 #include <stdio.h>
 
@@ -35,4 +36,17 @@ cuarr_status cuarr_linalg_zero_triangle(int device, CUstream stream, cuarr_dtype
   long long c = count;
   void *args[] = {&p, &n, &c, &up};
   return cuarr_linalg_launch(device, stream, name, count * n * n, args);
+}
+
+cuarr_status cuarr_linalg_svd_vectors(int device, CUstream stream, cuarr_dtype dtype,
+                                      const char *uf, char *u, int m, int ucols, const char *vf,
+                                      char *vt, int n, int64_t count) {
+  char name[48];
+  snprintf(name, sizeof name, "cuarr_linalg_svd_vectors_%s", dtype == CUARR_FLOAT64 ? "f8" : "f4");
+  const void *pu = uf, *pv = vf;
+  void *qu = u, *qv = vt;
+  long long c = count;
+  void *args[] = {&pu, &qu, &m, &ucols, &pv, &qv, &n, &c};
+  return cuarr_linalg_launch(device, stream, name, count * ((int64_t)m * ucols + (int64_t)n * n),
+                             args);
 }

@@ -1,6 +1,6 @@
 /*
  * linalg_compile_all.c -- for `make test`: kernels/templates/linalg.cu compiled with NVRTC (no
- * GPU), every kernel factor_device.c launches found in the cubin.
+ * GPU), every kernel factor_device.c and decompose_device.c launch found in the cubin.
  */
 #include <stdlib.h>
 
@@ -9,9 +9,11 @@
 
 cuarr_status cuarr_linalg_kernels_compile_all(int arch, int *n_kernels) {
   static const char *const names[] = {
-      "cuarr_linalg_pointers",         "cuarr_linalg_det_f4",           "cuarr_linalg_det_f8",
-      "cuarr_linalg_zero_triangle_f4", "cuarr_linalg_zero_triangle_f8", "cuarr_linalg_det_block_f4",
-      "cuarr_linalg_det_block_f8"};
+      "cuarr_linalg_pointers",         "cuarr_linalg_det_f4",
+      "cuarr_linalg_det_f8",           "cuarr_linalg_zero_triangle_f4",
+      "cuarr_linalg_zero_triangle_f8", "cuarr_linalg_det_block_f4",
+      "cuarr_linalg_det_block_f8",     "cuarr_linalg_svd_vectors_f4",
+      "cuarr_linalg_svd_vectors_f8"};
   const int n = (int)(sizeof names / sizeof names[0]);
   char *cubin = NULL;
   size_t size = 0;
