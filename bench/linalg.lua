@@ -1,11 +1,12 @@
 -- bench/linalg.lua -- cuarr.linalg's LU-based calls on float64, as milliseconds of device time
 -- per call: det, solve (a right-hand side of shape (4096, 1)) and inv of one 4096 x 4096 matrix,
--- and det of a stack of 10 000 8 x 8 matrices; and eigvalsh of that stack (no target: the batched
--- Jacobi solver against the peers').  The issue's targets are CuPy's times on the same
--- GPU: the three 4096 calls within 5% of CuPy's (at most 1.05x its time), the stack's det at
--- least twice as fast (at most 0.5x).  run.lua's targets are shares of a ceilings figure, not
--- of a peer's, so the labels carry these and compare_peers.py's table decides them: its
--- "vs cupy" (CuPy's time over cuarr's) at least 0.95x for the 4096 rows and 2x for the stack.
+-- and det of a stack of 10 000 8 x 8 matrices; and eigvalsh of that stack and svd of it in
+-- float32 (no targets: the batched Jacobi solvers against the peers').  The issue's targets
+-- are CuPy's times on the same GPU: the three 4096 calls within 5% of CuPy's (at most 1.05x
+-- its time), the stack's det at least twice as fast (at most 0.5x).  run.lua's targets are
+-- shares of a ceilings figure, not of a peer's, so the labels carry these and
+-- compare_peers.py's table decides them: its "vs cupy" (CuPy's time over cuarr's) at least
+-- 0.95x for the 4096 rows and 2x for the stack.
 --
 -- The inputs are (uniform [0, 1) + n I) / n, drawn on the device: strictly diagonally dominant,
 -- so well conditioned and factored without row exchanges, the same work in all three programs.
@@ -42,6 +43,9 @@ local BATCHES = 7
 -- Relative to the quantity's own scale.  The matrices and their inverses have norms near 1, so
 -- LU's backward error (a few n ulps) stays far below this.
 local TOL = 1e-9
+-- The float32 SVD's: some hundreds of float32 ulps (6e-8) of the norms near 1 that its checks
+-- compare (a misplaced vector is off by the norms themselves).
+local TOL32 = 5e-5
 
 local function check(ok, what, ...)
   if not ok then error("bench: " .. string.format(what, ...), 0) end
@@ -204,6 +208,34 @@ function M.cases(xp, time, sizes)
     end, REPS_STACK, BATCHES)
   end
 
+  -- The float32 stack's SVD (u, s and vh) through the batched Jacobi solver, checked by the
+  -- squares of the singular values summing to those of the entries (the Frobenius norm) and by
+  -- u diag(s) vh giving the stack back.
+  local function svd_stack_ms()
+    local a64 <close> = well_conditioned(xp, xp.random.default_rng(24), {batch, small, small},
+                                         small)
+    local a <close> = a64:astype("float32")
+    do
+      local u, s, vh = linalg.svd(a)
+      local s64 <close> = s:astype("float64")
+      local got, want = (s64 * s64):sum():item(), (a64 * a64):sum():item()
+      check(math.abs(got - want) <= TOL32 * math.abs(want),
+            "svd of the stack: squared singular values sum to %.9g, the entries' to %.9g", got,
+            want)
+      local s_row <close> = xp.expand_dims(s, -2)
+      local us <close> = u * s_row
+      local back <close> = xp.matmul(us, vh)
+      local diff <close> = back - a
+      local worst = max_abs(diff)
+      check(worst <= TOL32, "svd of the stack: max |u diag(s) vh - a| = %.3g", worst)
+      u:free(); s:free(); vh:free()
+    end
+    return 1e3 * time(function()
+      local u, s, vh = linalg.svd(a)
+      u:free(); s:free(); vh:free()
+    end, REPS_STACK, BATCHES)
+  end
+
   local function case(name, label, measure)
     return {name = name, label = label, unit = "ms", share = "times", measure = measure}
   end
@@ -213,6 +245,7 @@ function M.cases(xp, time, sizes)
     case("linalg_inv_f64_4096_ms", "inv 4096 (<=1.05xCuPy)", inv_ms),
     case("linalg_det_f64_10000x8_ms", "det 10000x8x8 (<=0.5xCuPy)", det_stack_ms),
     case("linalg_eigvalsh_f64_10000x8_ms", "eigvalsh 10000x8x8", eigvalsh_stack_ms),
+    case("linalg_svd_f32_10000x8_ms", "svd 10000x8x8 f32", svd_stack_ms),
   }
 end
 
