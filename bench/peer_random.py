@@ -1,9 +1,10 @@
 """bench/peer_random.py -- bench/random.lua's cases through CuPy (its Generator and its legacy
 API) and PyTorch, under the same names: uniform and standard normal float32 at 2^28 and randint
-int64 at 2^27, as the output's bytes over device time.  compare_peers.py hands in its clocks."""
+int64 at 2^27, as the output's bytes over device time, and a permutation of 2^24 in ms.  compare_peers.py hands in its clocks."""
 
 N_FLOAT = 1 << 28
 N_INT = 1 << 27
+N_PERM = 1 << 24
 REPS = 10
 
 
@@ -45,7 +46,12 @@ def cupy_random_cases(cp, ops, device_seconds):
         f = lambda r: cp.random.randint(0, 1000, N_INT, dtype=cp.int64)  # noqa: E731
         return gbps(N_INT * 8, device_seconds(ops, f, REPS))
 
+    def permutation():
+        f = lambda r: cp.random.permutation(N_PERM)  # noqa: E731
+        return device_seconds(ops, f, REPS) * 1e3
+
     return {
+        "rand_permutation_2p24_ms": permutation,
         "rand_uniform_f32_2p28_GBps": gen_uniform,
         "rand_normal_f32_2p28_GBps": gen_normal,
         "rand_randint_i64_2p27_GBps": gen_randint,
@@ -72,7 +78,12 @@ def torch_random_cases(torch, ops, device_seconds):
         f = lambda r: ints.random_(0, 1000, generator=gen)  # noqa: E731
         return gbps(N_INT * 8, device_seconds(ops, f, REPS))
 
+    def permutation():
+        f = lambda r: torch.randperm(N_PERM, device=dev, generator=gen)  # noqa: E731
+        return device_seconds(ops, f, REPS) * 1e3
+
     return {
+        "rand_permutation_2p24_ms": permutation,
         "rand_uniform_f32_2p28_GBps": uniform,
         "rand_normal_f32_2p28_GBps": normal,
         "rand_randint_i64_2p27_GBps": randint,

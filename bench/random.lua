@@ -54,6 +54,17 @@ local function randint_gbps()
   return gbps(N_INT * 8, seconds)
 end
 
+-- A permutation of 2^24 (int64 keys drawn and argsorted on the device), ms per call; checked
+-- against the host's, which sorts the same keys.
+local function permutation_ms()
+  local n = 1 << 24
+  local d = cuarr.random.default_rng(1):permutation(n)[{ { 1, 8 } }]:get():totable()
+  local h = cuarr.cpu.random.default_rng(1):permutation(n)[{ { 1, 8 } }]:totable()
+  for i = 1, 8 do check(d[i] == h[i], "device and host permutations differ") end
+  local g = cuarr.random.default_rng(2)
+  return timing.device_seconds(function() g:permutation(n) end, REPS) * 1e3
+end
+
 -- The same through the legacy functions (CuPy's legacy API is a row of its own).
 local function legacy_uniform_gbps()
   local out <close> = cuarr.empty(N_FLOAT, "float32")
@@ -96,6 +107,8 @@ function M.run(report)
     { name = "rand_randint_i64_2p27_legacy_GBps", label = "randint i64 2^27 legacy",
       unit = "GB/s", share = "rate", ceiling = "d2d_copy_GBps", measure = legacy_randint_gbps },
   }
+  cases[#cases + 1] = { name = "rand_permutation_2p24_ms", label = "permutation 2^24", unit = "ms",
+                        measure = permutation_ms }
   for _, case in ipairs(cases) do report(case, case.measure) end
 end
 

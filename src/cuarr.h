@@ -799,10 +799,6 @@ CUARR_API uint64_t cuarr_random_blocks(const cuarr_random_draw *d, cuarr_dtype d
 /* Fill a C-contiguous host array (float32/float64; integer dtypes for CUARR_RANDOM_INTEGERS,
  * whose range must fit the dtype) with the draw's values. */
 CUARR_API cuarr_status cuarr_random_fill_host(const cuarr_random_draw *d, const cuarr_array *out);
-/* A permutation of 0 .. n-1 into perm (Fisher-Yates, step k from block counter + k); returns how
- * far it advances the counter. */
-CUARR_API uint64_t cuarr_random_permutation_host(uint64_t seed, uint64_t counter, int64_t *perm,
-                                                 int64_t n);
 /* dst[i] = src[rows[i]] along the first axis, for C-contiguous host arrays of one dtype. */
 CUARR_API cuarr_status cuarr_random_take_rows_host(const cuarr_array *dst, const cuarr_array *src,
                                                    const int64_t *rows, int64_t n);

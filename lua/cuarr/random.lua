@@ -5,12 +5,17 @@
 -- (core.random_fill_host) and into the device program (core.random_program, launched here as a
 -- RawModule), so one seed gives the same numbers on the host and the device.  A state is a seed
 -- and a 64-bit counter; a draw of n values uses the Philox blocks from the counter on and
--- advances it by ceil(n / per_block), the same on both sides.  Permutations (permutation,
--- shuffle, choice without replacement, choice with p) are computed on the host and copied over.
+-- advances it by ceil(n / per_block), the same on both sides.  A permutation (permutation,
+-- shuffle, choice without replacement) is the stable argsort of int64 keys drawn from the
+-- stream, as CuPy permutes: made where it is used, the same on both sides.  choice with p draws
+-- uniforms and searches the cumulative probabilities on the host.
 
 local BLOCK_THREADS = 256
 local BLOCKS_PER_SM = 8
 local MAX_SEED_FLOAT = 2.0 ^ 63
+-- A permutation's keys are drawn in [0, 2^62): a power of two, so no draw is retried, and two
+-- of n keys agree with chance about n^2 / 2^63 (the stable sort then keeps their order).
+local PERMUTATION_KEY_SPAN = 1 << 62
 
 local float_dtypes = { float32 = "float32", f = "float32", float64 = "float64", d = "float64" }
 local int_dtypes = {
@@ -266,11 +271,16 @@ return function(M, cpu, core)
         0, 0, low, hi - low)
     end
 
-    -- A permutation of 0 .. n-1 (a host int64 array) from the state's stream.
-    local function host_permutation(state, n)
-      local perm = cpu.empty(n, "int64")
-      state.counter = state.counter + core.random_permutation_host(perm, state.seed, state.counter)
-      return perm
+    -- A permutation of 1 .. n (an int64 array of this namespace's side) from the state's
+    -- stream: the stable argsort of n keys.
+    local function permutation_of(state, n)
+      local keys = xp.empty(n, "int64")
+      fill(state, keys, "integers", 0, 0, 0, PERMUTATION_KEY_SPAN - 1)
+      local ok, perm = pcall(xp.argsort, keys)
+      if ok then return perm end
+      -- a build without the device sort library (no nvcc): the host sorts the same keys alike
+      if not (on_device and M.is_error(perm, "NotAvailable")) then error(perm, 0) end
+      return M.to_device(cpu.argsort(keys:get()))
     end
 
     -- The rows of x in the order of perm (0-based host int64), as a new array of x's kind.
@@ -338,16 +348,15 @@ return function(M, cpu, core)
       if type(x) == "number" then
         local n = check_integer(x, "permutation", "x")
         if n < 0 then raise("ValueError", "permutation: x must be non-negative") end
-        local perm = host_permutation(state, n)
-        return on_device and M.to_device(perm) or perm
+        return permutation_of(state, n) - 1
       end
       check_sequence(x, "permutation")
-      return take_rows(x, host_permutation(state, x.shape[1]))
+      return xp.take(x, permutation_of(state, x.shape[1]), 1)
     end
 
     function methods.shuffle(state, x)
       check_sequence(x, "shuffle")
-      x[{}] = take_rows(x, host_permutation(state, x.shape[1]))
+      x[{}] = xp.take(x, permutation_of(state, x.shape[1]), 1)
     end
 
     -- choice(a, size, replace, p): a is a count n (choose from 0 .. n-1) or a 1-D array.
@@ -397,7 +406,6 @@ return function(M, cpu, core)
         local u = cpu.empty(count, "float64")
         fill(state, u, "uniform", 0.0, 1.0, 0, 0)
         local ut = u:totable()
-        rows = cpu.empty(count, "int64")
         local picks = {}
         for i = 1, count do
           local x, lo, hi = ut[i] * total, 1, n
@@ -420,8 +428,8 @@ return function(M, cpu, core)
           raise("ValueError", "choice: cannot take a larger sample than the population when "
             .. "replace is false")
         end
-        local perm = host_permutation(state, n)
-        rows = cpu.ascontiguousarray(perm[{ { 1, count } }])
+        local perm = permutation_of(state, n)[{ { 1, count } }] - 1
+        rows = cpu.ascontiguousarray(on_device and perm:get() or perm)
         if count == 0 then rows = cpu.empty(0, "int64") end
       end
       local result

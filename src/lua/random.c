@@ -54,21 +54,6 @@ static int l_random_per_block(lua_State *L) {
   return 1;
 }
 
-/* random_permutation_host(perm, seed, counter): perm, a C-contiguous 1-D int64 host array,
- * gets a permutation of 0 .. n-1; returns how far the counter advances. */
-static int l_random_permutation_host(lua_State *L) {
-  cuarr_array *perm = cuarr_lua_check_array(L, 1);
-  uint64_t seed = (uint64_t)cuarr_lua_check_integer(L, 2, "seed");
-  uint64_t counter = (uint64_t)cuarr_lua_check_integer(L, 3, "counter");
-  if (cuarr_array_device(perm) != CUARR_HOST || perm->dtype != CUARR_INT64 || perm->ndim != 1 ||
-      !cuarr_array_is_c_contiguous(perm))
-    return cuarr_lua_error(L, CUARR_VALUE_ERROR, "permutation: needs a 1-D int64 host array");
-  uint64_t used =
-      cuarr_random_permutation_host(seed, counter, cuarr_array_data(perm), perm->shape[0]);
-  lua_pushinteger(L, (lua_Integer)used);
-  return 1;
-}
-
 /* random_take_rows_host(dst, src, rows): dst[i] = src[rows[i]] (rows: 0-based, int64). */
 static int l_random_take_rows_host(lua_State *L) {
   cuarr_array *dst = cuarr_lua_check_array(L, 1);
@@ -96,7 +81,6 @@ void cuarr_lua_open_random(lua_State *L, const cuarr_lua_module *m) {
       {"random_fill_host", l_random_fill_host},
       {"random_per_block", l_random_per_block},
       {"random_program", l_random_program},
-      {"random_permutation_host", l_random_permutation_host},
       {"random_take_rows_host", l_random_take_rows_host},
       {NULL, NULL},
   };

@@ -1,29 +1,9 @@
 /*
- * permutation.c -- permutations from the Philox stream, on the host: a Fisher-Yates shuffle
- * whose step k draws its index in [0, n - 1 - k] from block counter + k (word 0, unbiased, with
- * the integers' retries), so a permutation is the same wherever its result is used; and the row
- * gather that applies one to an array.
+ * permutation.c -- the row gather that applies rows drawn on the host (choice) to a host array.
+ * (Permutations themselves are the argsort of drawn keys: lua/cuarr/random.lua.)
  */
 #include "internal.h"
 #include "random/random.h"
-
-uint64_t cuarr_random_permutation_host(uint64_t seed, uint64_t counter, int64_t *perm, int64_t n) {
-  for (int64_t i = 0; i < n; i++)
-    perm[i] = i;
-  for (int64_t k = 0; k + 1 < n; k++) {
-    int64_t i = n - 1 - k;
-    uint64_t v[4];
-    if ((uint64_t)i <= 0xffffffffu)
-      cuarr_rng_integers_32(seed, counter, (uint64_t)k, 0, (uint64_t)i, v);
-    else
-      cuarr_rng_integers_64(seed, counter, (uint64_t)k, 0, (uint64_t)i, v);
-    int64_t j = (int64_t)v[0];
-    int64_t t = perm[i];
-    perm[i] = perm[j];
-    perm[j] = t;
-  }
-  return n > 1 ? (uint64_t)(n - 1) : 0;
-}
 
 cuarr_status cuarr_random_take_rows_host(const cuarr_array *dst, const cuarr_array *src,
                                          const int64_t *rows, int64_t n) {
