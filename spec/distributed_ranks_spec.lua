@@ -29,20 +29,19 @@ local function run_job(script, n, env, ranks)
   local dir = os.tmpname()
   os.remove(dir)
   assert(os.execute("mkdir -p " .. sh_quote(dir)))
-  local common = {
-    "LUA_PATH=" .. sh_quote(package.path), "LUA_CPATH=" .. sh_quote(package.cpath),
-    "CUARR_LIBCUDA=" .. sh_quote(child.fake_libcuda()), "CUARR_LIBNCCL=" .. sh_quote(stand_in_nccl()),
-    "CUARR_DEVICE=0", "CUARR_CACHE_IN_MEMORY=1", "TMPDIR=" .. sh_quote(dir),
-    "CUARR_WORLD_SIZE=" .. n,
+  local all = {
+    CUARR_LIBCUDA = child.fake_libcuda(), CUARR_LIBNCCL = stand_in_nccl(), CUARR_DEVICE = "0",
+    CUARR_CACHE_IN_MEMORY = "1", TMPDIR = dir, CUARR_WORLD_SIZE = tostring(n),
   }
-  for k, v in pairs(env or {}) do common[#common + 1] = k .. "=" .. sh_quote(v) end
+  for k, v in pairs(env or {}) do all[k] = v end
+  local common = child.env_words(all)
   local jobs = {}
   ranks = ranks or {}
   if #ranks == 0 then for r = 0, n - 1 do ranks[#ranks + 1] = r end end
   for _, r in ipairs(ranks) do
     local out, code = fmt("%s/out%d", dir, r), fmt("%s/code%d", dir, r)
     jobs[#jobs + 1] = fmt("(env %s CUARR_RANK=%d %s spec/support/ranks/%s > %s 2>&1; echo $? > %s) &",
-      concat(common, " "), r, LUA, script, sh_quote(out), sh_quote(code))
+      common, r, LUA, script, sh_quote(out), sh_quote(code))
   end
   local t0 = os.time()
   assert(os.execute("{ " .. concat(jobs, " ") .. " wait; }"))

@@ -609,11 +609,8 @@ end)
 describe("one process per GPU (bin/cuarr-run)", function()
   local child = require "spec.support.child"
   local function launch(args, env)
-    local vars = { "LUA_PATH=" .. child.sh_quote(package.path),
-                   "LUA_CPATH=" .. child.sh_quote(package.cpath) }
-    for k, v in pairs(env or {}) do vars[#vars + 1] = k .. "=" .. child.sh_quote(v) end
     local t0 = cuarr.perf_counter()
-    local ok, out = child.shell("env " .. table.concat(vars, " ") .. " bin/cuarr-run --tag " .. args)
+    local ok, out = child.shell("env " .. child.env_words(env) .. " bin/cuarr-run --tag " .. args)
     return ok, out, cuarr.perf_counter() - t0
   end
 

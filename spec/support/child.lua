@@ -12,11 +12,8 @@ local sh_quote = C.sh_quote
 -- Run `code` in a child Lua with the same package paths, `env` (name -> value) added to its
 -- environment and `flags` given to the interpreter (e.g. "-W": warnings on); returns ok (exit
 -- status 0), stdout and stderr.
-function C.run(code, env, flags)
-  local script, err = os.tmpname(), os.tmpname()
-  local f = assert(io.open(script, "w"))
-  f:write(code)
-  f:close()
+-- The `NAME=value` words (shell-quoted) that give a child this process's package paths and env.
+function C.env_words(env)
   local vars = { "LUA_PATH=" .. sh_quote(package.path), "LUA_CPATH=" .. sh_quote(package.cpath) }
   -- Under `make sanitize` a child inherits LeakSanitizer, whose tracer crashes at random in
   -- these short children (a bogus dynamic TLS record, as memory layout has it) before any leak
@@ -27,7 +24,15 @@ function C.run(code, env, flags)
     vars[#vars + 1] = "ASAN_OPTIONS=" .. sh_quote(asan .. ":detect_leaks=0")
   end
   for k, v in pairs(env or {}) do vars[#vars + 1] = k .. "=" .. sh_quote(v) end
-  local p = io.popen(fmt("env %s %s %s %s 2>%s", concat(vars, " "), LUA, flags or "",
+  return concat(vars, " ")
+end
+
+function C.run(code, env, flags)
+  local script, err = os.tmpname(), os.tmpname()
+  local f = assert(io.open(script, "w"))
+  f:write(code)
+  f:close()
+  local p = io.popen(fmt("env %s %s %s %s 2>%s", C.env_words(env), LUA, flags or "",
     sh_quote(script), sh_quote(err)))
   local out = p:read("a")
   local ok = p:close()
