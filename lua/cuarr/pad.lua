@@ -83,17 +83,8 @@ return function(M, cpu, core)
     return x
   end
 
-  local function whole(ndim)
-    local index = {}
-    for d = 1, ndim do index[d] = {} end
-    return index
-  end
-
-  -- 1-based inclusive index of the 0-based [lo, hi), or of its reverse.
-  local function span(lo, hi)
-    if hi <= lo then return { 2, 1 } end
-    return { lo + 1, hi }
-  end
+  local whole, span = support.whole_index, support.range_index
+  -- the reverse of span(lo, hi)
   local function span_reversed(lo, hi)
     if hi <= lo then return { 2, 1 } end
     return { hi, lo + 1, -1 }

@@ -55,18 +55,7 @@ return function(M, cpu, core)
     return t
   end
 
-  -- An index table taking every element of every axis.
-  local function whole(ndim)
-    local index = {}
-    for d = 1, ndim do index[d] = {} end
-    return index
-  end
-
-  -- The 1-based inclusive range of the 0-based half-open [lo, hi), empty when hi <= lo.
-  local function range(lo, hi)
-    if hi <= lo then return { 2, 1 } end
-    return { lo + 1, hi }
-  end
+  local whole, range = support.whole_index, support.range_index
 
   -- The view of a along ax reversed (an empty axis stays as it is).
   local function reversed(a, axes)

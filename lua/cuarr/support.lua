@@ -53,6 +53,19 @@ function S.axis(name, v, ndim, what)
 end
 
 -- "(2,3)", "(4,)", "()".
+-- An index table taking every element of every one of ndim axes (a[S.whole_index(a.ndim)]).
+function S.whole_index(ndim)
+  local index = {}
+  for d = 1, ndim do index[d] = {} end
+  return index
+end
+
+-- The 1-based inclusive index range of the 0-based half-open [lo, hi), empty when hi <= lo.
+function S.range_index(lo, hi)
+  if hi <= lo then return { 2, 1 } end
+  return { lo + 1, hi }
+end
+
 function S.shape_str(shape)
   local parts = {}
   for i = 1, #shape do parts[i] = tostring(shape[i]) end

@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "comm.h"
+#include "rendezvous_common.h" /* cuarr_rv_now: the monotonic clock in seconds */
 
 #define POLL_NS 20000000L /* how often the thread looks: 20 ms */
 
@@ -61,12 +62,6 @@ static pthread_mutex_t unreported_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int unreported;
 static char unreported_why[640];
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* With w->lock held: record why, once. */
 static void fail_locked(cuarr_comm_watch *w, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -92,7 +87,7 @@ static void look_at_queue(cuarr_comm_watch *w) {
     pending *p = &w->queue[w->head];
     CUresult r = cuarr_cu.cuEventQuery(p->event);
     if (r == CUDA_ERROR_NOT_READY) {
-      double waited = now_s() - p->since;
+      double waited = cuarr_rv_now() - p->since;
       if (waited > w->timeout_s)
         fail_locked(w,
                     "rank %d of %d: %s (this rank's collective #%llu) did not finish within %g s: "
@@ -116,7 +111,7 @@ static void look_at_queue(cuarr_comm_watch *w) {
     w->head = (w->head + 1) % w->cap;
     w->count--;
     if (w->count) /* the next one's wait begins now (it was queued earlier) */
-      w->queue[w->head].since = now_s();
+      w->queue[w->head].since = cuarr_rv_now();
     pthread_cond_broadcast(&w->progress);
   }
 }
@@ -124,7 +119,8 @@ static void look_at_queue(cuarr_comm_watch *w) {
 /* With w->lock held: a call into NCCL that has not come back (the first collective sets up the
  * connections to its peers, and waits for a dead one). */
 static void look_at_call(cuarr_comm_watch *w) {
-  if (atomic_load(&w->failed) || w->call_since <= 0 || now_s() - w->call_since <= w->timeout_s)
+  if (atomic_load(&w->failed) || w->call_since <= 0 ||
+      cuarr_rv_now() - w->call_since <= w->timeout_s)
     return;
   fail_locked(w,
               "rank %d of %d: queueing %s did not return within %g s: another rank died or does "
@@ -246,7 +242,7 @@ cuarr_status cuarr_comm_watch_enter(cuarr_comm *c, const char *what) {
   if (atomic_load(&w->failed)) {
     s = failed_error(w, what);
   } else {
-    w->call_since = now_s();
+    w->call_since = cuarr_rv_now();
     w->call_what = what;
   }
   pthread_mutex_unlock(&w->lock);
@@ -298,7 +294,7 @@ cuarr_status cuarr_comm_watch_leave(cuarr_comm *c, bool queued, CUstream stream,
     if (s == CUARR_OK && !grow(w))
       s = cuarr_fail(CUARR_OUT_OF_MEMORY, "%s: no host memory to watch it", what);
     if (s == CUARR_OK) {
-      w->queue[(w->head + w->count) % w->cap] = (pending){ev, now_s(), what, ++w->seq};
+      w->queue[(w->head + w->count) % w->cap] = (pending){ev, cuarr_rv_now(), what, ++w->seq};
       w->count++;
     } else if (ev) {
       cuarr_cu.cuEventDestroy(ev);
