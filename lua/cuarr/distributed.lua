@@ -141,19 +141,20 @@ return function(M, _, core)
       for r = 1, rawlen(streams) do list[r] = rawget(streams, r) end
       streams = list
     end
-    local parts = {}
-    for r, d in ipairs(comm.devices) do
-      parts[r] = M.with_device(d, M.empty, 1, "int32") -- any value: only the exchange matters
-    end
     local stream = opts and opts.stream
     if stream ~= nil and streams ~= nil then
       raise("ValueError", "barrier: give stream or streams, not both")
     end
+    local parts = {}
+    for r, d in ipairs(comm.devices) do
+      parts[r] = M.with_device(d, M.empty, 1, "int32") -- any value: only the exchange matters
+    end
+    local on = stream ~= nil and { stream = stream } or streams ~= nil and { streams = streams }
+      or nil
+    comm:all_reduce(parts, "max", on)
     if stream ~= nil then
-      comm:all_reduce(parts, "max", { stream = stream })
       stream:synchronize()
     elseif streams ~= nil then
-      comm:all_reduce(parts, "max", { streams = streams })
       for r = 1, #parts do streams[r]:synchronize() end
     else
       for _, d in ipairs(comm.devices) do

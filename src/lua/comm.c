@@ -50,7 +50,7 @@ static const char *string_option(lua_State *L, const char *fn, const char *key) 
   if (t != LUA_TSTRING)
     cuarr_lua_error(L, CUARR_TYPE_ERROR, "%s: %s must be a string, got %s", fn, key,
                     luaL_typename(L, -1));
-  return lua_tostring(L, -1);
+  return cuarr_lua_check_string(L, -1, key); /* a NUL inside is refused, not cut short */
 }
 
 /* cuarr.distributed.init{rank=, size=, device=, id_file= | address=, port=, timeout=}: one
@@ -473,16 +473,6 @@ static int comm_send(lua_State *L) { return one_way(L, true); }
 static int comm_recv(lua_State *L) { return one_way(L, false); }
 
 /* comm:destroy(), <close> and __gc: idempotent. */
-static int comm_destroy(lua_State *L) {
-  lua_comm *c = check_comm_object(L, 1);
-  cuarr_lua_check_max_args(L, 1, "destroy");
-  cuarr_comm *inner = c->c;
-  c->c = NULL;
-  if (inner)
-    CUARR_LUA_TRY(L, cuarr_comm_destroy(inner));
-  return 0;
-}
-
 static int comm_close(lua_State *L) {
   lua_comm *c = check_comm_object(L, 1);
   cuarr_comm *inner = c->c;
@@ -490,6 +480,12 @@ static int comm_close(lua_State *L) {
   if (inner)
     CUARR_LUA_TRY(L, cuarr_comm_destroy(inner));
   return 0;
+}
+
+static int comm_destroy(lua_State *L) {
+  check_comm_object(L, 1);
+  cuarr_lua_check_max_args(L, 1, "destroy");
+  return comm_close(L);
 }
 
 static int comm_gc(lua_State *L) {

@@ -108,6 +108,13 @@ if n > 1 then
   expect("send/recv", buf:totable(), wb)
 end
 
+-- a barrier waits for every rank: the last one comes 1.5 s late
+if comm.rank == n - 1 then os.execute("sleep 1.5") end
+local t0 = cuarr.perf_counter()
 comm:barrier()
+local waited = cuarr.perf_counter() - t0
+if n > 1 and me == 0 and waited < 1.0 then
+  error(fmt("rank 0: the barrier returned after %.2f s, before the last rank came", waited), 0)
+end
 comm:destroy()
 print(fmt("rank %d ok", me))

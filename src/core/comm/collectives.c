@@ -15,9 +15,9 @@
 #include "comm.h"
 
 typedef enum kind { ALL_REDUCE, REDUCE, BROADCAST, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL } kind;
-static const char *const kind_names[] = {"all_reduce", "reduce",         "broadcast",
-                                         "all_gather", "reduce_scatter", "all_to_all"};
-static const char *const op_names[] = {"sum", "prod", "max", "min", "avg"};
+const char *const cuarr_comm_kind_names[CUARR_COMM_KINDS] = {
+    "all_reduce", "reduce", "broadcast", "all_gather", "reduce_scatter", "all_to_all"};
+const char *const cuarr_comm_op_names[CUARR_COMM_AVG + 1] = {"sum", "prod", "max", "min", "avg"};
 
 static bool is_reduction(kind k) { return k == ALL_REDUCE || k == REDUCE || k == REDUCE_SCATTER; }
 
@@ -52,7 +52,7 @@ static cuarr_status nccl_type(cuarr_dtype d, bool reduction, cuarr_comm_op op, c
     return cuarr_fail(CUARR_TYPE_ERROR,
                       "%s: NCCL cannot %s bool arrays (max and min reduce them, as `or` and "
                       "`and`); convert them with astype first",
-                      fn, op_names[op]);
+                      fn, cuarr_comm_op_names[op]);
   return cuarr_fail(CUARR_TYPE_ERROR,
                     "%s: NCCL cannot reduce %s arrays (it has no 16-bit integer type); convert "
                     "them with astype first",
@@ -315,7 +315,7 @@ static cuarr_status launch(const cuarr_comm *c, const request *q, rank_call *rcs
 }
 
 static cuarr_status run(cuarr_comm *c, const request *q, const cuarr_comm_call *call) {
-  const char *fn = kind_names[q->k];
+  const char *fn = cuarr_comm_kind_names[q->k];
   if (!c)
     return cuarr_fail(CUARR_VALUE_ERROR, "%s: no communicator", fn);
   CUARR_TRY(check_call(c, q, call, fn));
@@ -403,7 +403,7 @@ cuarr_status cuarr_comm_all_to_all(cuarr_comm *c, const cuarr_comm_call *call) {
 
 bool cuarr_comm_op_from_name(const char *name, cuarr_comm_op *out) {
   for (int i = 0; i <= CUARR_COMM_AVG; i++)
-    if (!strcmp(name, op_names[i])) {
+    if (!strcmp(name, cuarr_comm_op_names[i])) {
       *out = (cuarr_comm_op)i;
       return true;
     }

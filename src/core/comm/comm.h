@@ -24,6 +24,12 @@ struct cuarr_comm {
   bool verify; /* compare every collective's description across the ranks first (verify.c) */
 };
 
+/* The collectives' names by collectives.c's kind (all_reduce, reduce, broadcast, all_gather,
+ * reduce_scatter, all_to_all), and the reductions' by cuarr_comm_op: for messages. */
+#define CUARR_COMM_KINDS 6
+extern const char *const cuarr_comm_kind_names[CUARR_COMM_KINDS];
+extern const char *const cuarr_comm_op_names[CUARR_COMM_AVG + 1];
+
 /* What a rank says of a collective it is about to make (verify.c): collectives.c's kind, the
  * dtype, the part's and the out's sizes (-1: none), the op and the root (-1: none). */
 typedef struct cuarr_comm_check {

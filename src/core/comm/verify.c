@@ -12,22 +12,19 @@
 
 #include "comm.h"
 
-static const char *const kind_names[] = {"all_reduce", "reduce",         "broadcast",
-                                         "all_gather", "reduce_scatter", "all_to_all"};
-static const char *const op_names[] = {"sum", "prod", "max", "min", "avg"};
-
 enum { KIND, DTYPE, PART, OUT, OP, ROOT, WORDS };
 
 /* "all_reduce of 12 float32 (sum)" into buf. */
 static void describe(const int64_t *w, char *buf, size_t size) {
-  const char *kind = w[KIND] >= 0 && w[KIND] < 6 ? kind_names[w[KIND]] : "?";
+  const char *kind =
+      w[KIND] >= 0 && w[KIND] < CUARR_COMM_KINDS ? cuarr_comm_kind_names[w[KIND]] : "?";
   int n = snprintf(
       buf, size, "%s of %lld %s", kind, (long long)w[PART],
       w[DTYPE] >= 0 && w[DTYPE] < CUARR_NDTYPES ? cuarr_dtype_name((cuarr_dtype)w[DTYPE]) : "?");
   if (n > 0 && (size_t)n < size && w[OUT] >= 0)
     n += snprintf(buf + n, size - (size_t)n, " into %lld", (long long)w[OUT]);
-  if (n > 0 && (size_t)n < size && w[OP] >= 0 && w[OP] < 5)
-    n += snprintf(buf + n, size - (size_t)n, " (%s)", op_names[w[OP]]);
+  if (n > 0 && (size_t)n < size && w[OP] >= 0 && w[OP] <= CUARR_COMM_AVG)
+    n += snprintf(buf + n, size - (size_t)n, " (%s)", cuarr_comm_op_names[w[OP]]);
   if (n > 0 && (size_t)n < size && w[ROOT] >= 0)
     snprintf(buf + n, size - (size_t)n, " to/from root %lld", (long long)w[ROOT]);
 }
