@@ -7,15 +7,14 @@
 -- result depends on the data: on the device each count costs one synchronisation (place and
 -- putmask count twice).  Masks and values may be Lua tables or numbers: they become arrays
 -- where the array they go with is (host or current device).
-local type, ipairs = type, ipairs
+local ipairs = ipairs
 local fmt = string.format
 local support = require "cuarr.support"
 
 -- (M, cpu, core): the device namespace, the host one, the C module.
 return function(M, cpu, core)
   local raise = core.raise
-  local max_args, check_array, is_array =
-    support.max_args, support.array_arg, support.is_array
+  local max_args, check_array = support.max_args, support.array_arg
   local mask_positions, mask_select = core.mask_positions, core.mask_select
   local mask_assign = core.mask_assign
   -- The binding's helpers for this file only: not the user's (init.lua copied core's names).
@@ -29,12 +28,7 @@ return function(M, cpu, core)
 
   -- v as an array where `like` is: an array as it is; a table, number or boolean converted.
   local function array_like(name, v, like, what)
-    if is_array(v) then return v end
-    local tv = type(v)
-    if tv == "table" or tv == "number" or tv == "boolean" then
-      return namespace_of(like).array(v)
-    end
-    raise("TypeError", fmt("%s: %s must be an array, a table or a number, got %s", name, what, tv))
+    return support.as_array(namespace_of(like), name, v, what)
   end
 
   local function count_of(m) return count_nonzero(m):item() end

@@ -74,25 +74,22 @@ return function(M, cpu, core)
 
   -- ---------------------------------------------------------------- membership
 
-  local function isin(xp, element, test, opts, ...)
-    max_args("isin", 3, element, test, opts, ...)
+  -- isin (x keeps its shape) and in1d (x flattened): whether each element of x is in t.
+  local function membership(name, flatten, xp, a, b, opts, ...)
+    max_args(name, 3, a, b, opts, ...)
     local x, t
-    x, t, xp = operands(xp, "isin", element, test)
-    opts = options("isin", opts, { "invert", "assume_unique" }, 3)
-    local found = member(xp, x, M.sort(flat(t)))
+    x, t, xp = operands(xp, name, a, b)
+    opts = options(name, opts, { "invert", "assume_unique" }, 3)
+    local found = member(xp, flatten and flat(x) or x, M.sort(flat(t)))
     if opts.invert then found = xp.logical_not(found) end
     return found
   end
 
-  local function in1d(xp, a, b, opts, ...)
-    max_args("in1d", 3, a, b, opts, ...)
-    local x, t
-    x, t, xp = operands(xp, "in1d", a, b)
-    opts = options("in1d", opts, { "invert", "assume_unique" }, 3)
-    local found = member(xp, flat(x), M.sort(flat(t)))
-    if opts.invert then found = xp.logical_not(found) end
-    return found
+  local function isin(xp, element, test, opts, ...)
+    return membership("isin", false, xp, element, test, opts, ...)
   end
+
+  local function in1d(xp, a, b, opts, ...) return membership("in1d", true, xp, a, b, opts, ...) end
 
   -- ---------------------------------------------------------------- intersect1d
 

@@ -51,3 +51,15 @@ cuarr_status cuarr_result_end(cuarr_result *r, cuarr_context *ctx, cuarr_status 
   *r->out = r->res;
   return CUARR_OK;
 }
+
+cuarr_status cuarr_copy_new(cuarr_context *ctx, int device, CUstream stream, const cuarr_array *x,
+                            cuarr_dtype dtype, cuarr_array *tmp) {
+  CUARR_TRY(cuarr_array_empty(device, dtype, x->ndim, x->shape, false, stream,
+                              cuarr_ctx_reclaim(ctx), tmp));
+  cuarr_status s = cuarr_still_live(x);
+  if (s == CUARR_OK)
+    s = cuarr_copy(ctx, tmp, x);
+  if (s != CUARR_OK)
+    cuarr_array_release(tmp);
+  return s;
+}

@@ -43,4 +43,10 @@ cuarr_status cuarr_result_target(cuarr_result *r, cuarr_context *ctx, int device
  * caller's out is left as it came.  Returns the final status. */
 cuarr_status cuarr_result_end(cuarr_result *r, cuarr_context *ctx, cuarr_status s);
 
+/* *tmp: a new C-contiguous copy of x in dtype on device (x checked still live after the
+ * allocation, as internal.h asks; tmp released on failure).  The temporary an engine reads
+ * when an operand's layout or dtype does not suit its kernel. */
+cuarr_status cuarr_copy_new(cuarr_context *ctx, int device, CUstream stream, const cuarr_array *x,
+                            cuarr_dtype dtype, cuarr_array *tmp);
+
 #endif

@@ -184,15 +184,7 @@ static cuarr_status contiguous(cuarr_context *ctx, int device, CUstream stream,
     *flat = a;
     return CUARR_OK;
   }
-  CUARR_TRY(cuarr_array_empty(device, dtype < 0 ? a->dtype : (cuarr_dtype)dtype, a->ndim, a->shape,
-                              false, stream, cuarr_ctx_reclaim(ctx), tmp));
-  cuarr_status s = cuarr_still_live(a);
-  if (s == CUARR_OK)
-    s = cuarr_copy(ctx, tmp, a);
-  if (s != CUARR_OK) {
-    cuarr_array_release(tmp);
-    return s;
-  }
+  CUARR_TRY(cuarr_copy_new(ctx, device, stream, a, dtype < 0 ? a->dtype : (cuarr_dtype)dtype, tmp));
   *flat = tmp;
   return CUARR_OK;
 }

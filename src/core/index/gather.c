@@ -10,18 +10,6 @@
 #include "copy/result.h"
 #include "index/gather.h"
 
-cuarr_status cuarr_gather_copy_of(cuarr_context *ctx, int device, CUstream stream,
-                                  const cuarr_array *x, cuarr_dtype dtype, cuarr_array *tmp) {
-  CUARR_TRY(cuarr_array_empty(device, dtype, x->ndim, x->shape, false, stream,
-                              cuarr_ctx_reclaim(ctx), tmp));
-  cuarr_status s = cuarr_still_live(x);
-  if (s == CUARR_OK)
-    s = cuarr_copy(ctx, tmp, x);
-  if (s != CUARR_OK)
-    cuarr_array_release(tmp);
-  return s;
-}
-
 cuarr_status cuarr_gather_prepare(cuarr_gather_operands *o, cuarr_context *ctx, int device,
                                   CUstream stream, const cuarr_array *a,
                                   const cuarr_fancy_index *ix, const cuarr_array *written) {
@@ -30,7 +18,7 @@ cuarr_status cuarr_gather_prepare(cuarr_gather_operands *o, cuarr_context *ctx, 
   o->a = a;
   cuarr_status s = CUARR_OK;
   if (!cuarr_gather_whole(a)) {
-    s = cuarr_gather_copy_of(ctx, device, stream, a, a->dtype, &o->tmp[o->ntmp]);
+    s = cuarr_copy_new(ctx, device, stream, a, a->dtype, &o->tmp[o->ntmp]);
     if (s == CUARR_OK)
       o->a = &o->tmp[o->ntmp++];
   }
@@ -38,7 +26,7 @@ cuarr_status cuarr_gather_prepare(cuarr_gather_operands *o, cuarr_context *ctx, 
     const cuarr_array *x = ix->index[k];
     if (cuarr_gather_whole(x) && !(written && cuarr_array_may_overlap(written, x)))
       continue;
-    s = cuarr_gather_copy_of(ctx, device, stream, x, x->dtype, &o->tmp[o->ntmp]);
+    s = cuarr_copy_new(ctx, device, stream, x, x->dtype, &o->tmp[o->ntmp]);
     if (s == CUARR_OK)
       o->ix.index[k] = &o->tmp[o->ntmp++];
   }

@@ -102,9 +102,6 @@ cuarr_status cuarr_gather_device(int device, CUstream stream, const cuarr_gather
 cuarr_status cuarr_gather_device_checked(cuarr_context *ctx, int device, CUstream stream,
                                          const cuarr_gather_walk *w, int op, size_t itemsize,
                                          const cuarr_fancy_index *ix, const cuarr_array *a);
-/* A new C-contiguous copy of x in dtype (on stream), into *tmp. */
-cuarr_status cuarr_gather_copy_of(cuarr_context *ctx, int device, CUstream stream,
-                                  const cuarr_array *x, cuarr_dtype dtype, cuarr_array *tmp);
 
 /* The operands as the walk reads them: a and ix, with copies standing in for an a or index
  * arrays whose strides are not whole elements, and for index arrays that overlap `written`

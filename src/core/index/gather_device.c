@@ -183,8 +183,6 @@ cuarr_status cuarr_gather_device(int device, CUstream stream, const cuarr_gather
   cuarr_status s = CUARR_OK;
   for (bool more = true; more && s == CUARR_OK;) {
     int64_t ao = 0, oo = 0;
-    sub->a = w->a;
-    sub->other = w->other;
     for (int d = 0; d < lead; d++) {
       ao += coord[d] * w->a_strides[d];
       oo += coord[d] * w->other_strides[d];

@@ -31,15 +31,7 @@ static cuarr_status same_place(const char *what, const cuarr_array *a, const cha
 /* A new C-contiguous copy of a (dtype: its own or another) on a's device. */
 static cuarr_status copy_of(cuarr_context *ctx, const cuarr_array *a, cuarr_dtype dtype,
                             CUstream stream, cuarr_array *out) {
-  const int device = cuarr_array_device(a);
-  CUARR_TRY(cuarr_array_empty(device, dtype, a->ndim, a->shape, false, stream,
-                              cuarr_ctx_reclaim(ctx), out));
-  cuarr_status s = cuarr_still_live(a);
-  if (s == CUARR_OK)
-    s = cuarr_copy(ctx, out, a);
-  if (s != CUARR_OK)
-    cuarr_array_release(out);
-  return s;
+  return cuarr_copy_new(ctx, cuarr_array_device(a), stream, a, dtype, out);
 }
 
 /* The mask as the loops read it (copied when it is not C-contiguous, or when `apart` from a

@@ -7,6 +7,7 @@
  * dtype differs or they overlap a), so the walk moves bits.
  */
 #include "array/shape_format.h"
+#include "copy/result.h"
 #include "index/gather.h"
 
 cuarr_status cuarr_scatter(cuarr_context *ctx, const cuarr_array *a, const cuarr_fancy_index *ix,
@@ -38,13 +39,13 @@ cuarr_status cuarr_scatter(cuarr_context *ctx, const cuarr_array *a, const cuarr
   const cuarr_array *v = values;
   if (values->dtype != a->dtype || !cuarr_gather_whole(values) ||
       cuarr_array_may_overlap(values, a)) {
-    s = cuarr_gather_copy_of(ctx, device, stream, values, a->dtype, &conv);
+    s = cuarr_copy_new(ctx, device, stream, values, a->dtype, &conv);
     v = &conv;
   }
   /* An a whose strides are not whole elements is written through a copy. */
   const cuarr_array *dst = a;
   if (s == CUARR_OK && !cuarr_gather_whole(a)) {
-    s = cuarr_gather_copy_of(ctx, device, stream, a, a->dtype, &target);
+    s = cuarr_copy_new(ctx, device, stream, a, a->dtype, &target);
     dst = &target;
   }
   cuarr_gather_operands o;
