@@ -32,6 +32,7 @@
 #define CUARR_LUA_PINNED_SCOPE_MT "cuarr.PinnedScope"
 #define CUARR_LUA_GRAPH_MT "cuarr.Graph"
 #define CUARR_LUA_DEFER_GUARD_MT "cuarr.DeferCleanup"
+#define CUARR_LUA_AUTO_SYNC_MT "cuarr.AutoSynchronize"
 #define CUARR_LUA_COMMUNICATOR_MT "cuarr.Communicator"
 
 /* ---- state.c */

@@ -28,6 +28,7 @@ static const cuarr_lua_class *const classes[CUARR_LUA_NCLASSES] = {
     [CUARR_LUA_GRAPH_CLASS] = &cuarr_lua_graph_class,
     [CUARR_LUA_DEFER_GUARD_CLASS] = &cuarr_lua_defer_guard_class,
     [CUARR_LUA_COMMUNICATOR_CLASS] = &cuarr_lua_communicator_class,
+    [CUARR_LUA_AUTO_SYNC_CLASS] = &cuarr_lua_auto_sync_class,
 };
 
 #define UP_METHODS lua_upvalueindex(2)

@@ -38,6 +38,7 @@ typedef enum cuarr_lua_class_id {
   CUARR_LUA_GRAPH_CLASS,
   CUARR_LUA_DEFER_GUARD_CLASS,
   CUARR_LUA_COMMUNICATOR_CLASS,
+  CUARR_LUA_AUTO_SYNC_CLASS,
   CUARR_LUA_NCLASSES
 } cuarr_lua_class_id;
 
@@ -77,6 +78,7 @@ extern const cuarr_lua_class cuarr_lua_pinned_scope_class;       /* pinned.c */
 extern const cuarr_lua_class cuarr_lua_graph_class;              /* graph.c */
 extern const cuarr_lua_class cuarr_lua_defer_guard_class;        /* graph.c */
 extern const cuarr_lua_class cuarr_lua_communicator_class;       /* comm.c */
+extern const cuarr_lua_class cuarr_lua_auto_sync_class;          /* stream.c */
 
 /* Register every class's metatable, its functions with the state at state_idx as upvalue 1,
  * and note each metatable's address in the state.  Leaves the stack as it was. */

@@ -7,6 +7,7 @@
  *   k(grid, block, {x, 2.5, n}[, {shared_mem =, stream =}])   -- CuPy's call
  *   k[{grid, block[, stream[, shared_mem]]}](x, 2.5, n)       -- Numba's
  *   mod:get_global("lut", "float32")                  -- a device array view of a variable
+ *   k:compile()  mod:compile()                        -- compiled now, for the current device
  *
  * The core (src/core/user/raw_*.c) checks the configuration and every argument against the
  * kernel's parameter list before anything is queued; the binding reads Lua values into the
@@ -204,6 +205,14 @@ static int module_compile(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   lua_raw_module *m = check_module(L, 1);
   CUARR_LUA_TRY(L, cuarr_raw_module_compile(m->m, cuarr_lua_current_device(L, S)));
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* k:compile(): compile for the current device now, as a launch there would, without launching
+ * (CuPy's RawKernel.compile); a wrong kernel name is found here too. */
+static int kernel_compile(lua_State *L) {
+  resolve(L, CUARR_LUA_STATE(L), 1, check_kernel(L, 1));
   lua_settop(L, 1);
   return 1;
 }
@@ -895,6 +904,7 @@ const cuarr_lua_class cuarr_lua_raw_module_class = {
 };
 
 static const luaL_Reg kernel_methods[] = {
+    {"compile", kernel_compile},
     {"free", kernel_gc},
     {NULL, NULL},
 };

@@ -7,7 +7,9 @@
  * Axes are 1-based (negative ones count from the end); argmin/argmax give 1-based indices.
  * Each function is one C closure (upvalues: the state, the op), so `a:sum()` goes to the core
  * without running Lua code; on the device nothing is synchronised (a full reduction is a 0-d
- * device array; item() gives the number).
+ * device array; item() gives the number).  any() and all() over every element, with no option
+ * that asks for an array (keepdims, dtype, out), are the exception: they give a Lua boolean, read
+ * back from the device as CuPy's bool() does, since a 0-d array is always true in a Lua `if`.
  */
 #include <string.h>
 
@@ -132,6 +134,26 @@ static cuarr_array *result(lua_State *L, cuarr_lua_state *S, const cuarr_array *
   return out;
 }
 
+/* any()/all() of every element into no array the caller asked for: answered as a Lua boolean. */
+static bool answers_boolean(cuarr_reduce_op op, const options *o) {
+  return (op == CUARR_REDUCE_ANY || op == CUARR_REDUCE_ALL) && !o->axis_given && !o->keepdims &&
+         o->dtype < 0 && !o->out;
+}
+
+/* Replace the 0-d bool result at the top of the stack by its value (waits for the device). */
+static void to_boolean(lua_State *L, cuarr_lua_state *S, const cuarr_array *result) {
+  unsigned char byte;
+  if (cuarr_array_device(result) == CUARR_HOST) {
+    byte = *(const unsigned char *)cuarr_array_data(result);
+  } else {
+    cuarr_scalar v;
+    CUARR_LUA_TRY(L, cuarr_read_item(cuarr_lua_context(S, cuarr_array_device(result)), result, &v));
+    cuarr_scalar_store(v, CUARR_BOOL, &byte);
+  }
+  lua_pop(L, 1);
+  lua_pushboolean(L, byte != 0);
+}
+
 static int reduce_call(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   cuarr_reduce_op op = (cuarr_reduce_op)lua_tointeger(L, UP_OP);
@@ -146,6 +168,8 @@ static int reduce_call(lua_State *L) {
   CUARR_LUA_TRY(L, cuarr_reduce(cuarr_lua_context(S, device), op, a, &args, out));
   if (!o.out && device != CUARR_HOST)
     cuarr_lua_account(L, S, out->buf->nbytes);
+  if (answers_boolean(op, &o))
+    to_boolean(L, S, out);
   return 1;
 }
 

@@ -165,6 +165,71 @@ static void field_stream_is_null(lua_State *L, void *self) {
   lua_pushboolean(L, ((cuarr_lua_stream *)self)->s.handle == NULL);
 }
 
+/* ---------------------------------------------------------------- auto_synchronize */
+
+/* s:auto_synchronize() -> a scope for `local _ <close> =` (Numba's stream.auto_synchronize()):
+ * its close waits for the stream, which its user value 1 keeps alive. */
+typedef struct auto_sync {
+  bool closed;
+} auto_sync;
+
+static void *check_auto_sync_object(lua_State *L, int idx) {
+  return cuarr_lua_check_object(L, idx, &cuarr_lua_auto_sync_class);
+}
+
+static int stream_auto_synchronize(lua_State *L) {
+  check_stream(L, 1);
+  auto_sync *scope = lua_newuserdatauv(L, sizeof *scope, 1);
+  scope->closed = false;
+  luaL_setmetatable(L, CUARR_LUA_AUTO_SYNC_MT);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);
+  return 1;
+}
+
+/* __close(scope, err): waits once.  A scope left by an error still waits, but a failure to wait
+ * does not replace that error (Lua would report the second one only). */
+static int auto_sync_close(lua_State *L) {
+  auto_sync *scope = check_auto_sync_object(L, 1);
+  if (scope->closed)
+    return 0;
+  scope->closed = true;
+  lua_getiuservalue(L, 1, 1);
+  cuarr_lua_stream *s = check_stream(L, -1);
+  cuarr_status status = cuarr_stream_synchronize(&s->s);
+  if (lua_isnoneornil(L, 2))
+    CUARR_LUA_TRY(L, status);
+  return 0;
+}
+
+static int auto_sync_tostring(lua_State *L) {
+  auto_sync *scope = check_auto_sync_object(L, 1);
+  lua_pushfstring(L, "<cuarr.AutoSynchronize %s>", scope->closed ? "closed" : "open");
+  return 1;
+}
+
+static const luaL_Reg auto_sync_methods[] = {
+    {"close", auto_sync_close},
+    {NULL, NULL},
+};
+
+static const luaL_Reg auto_sync_metamethods[] = {
+    {"__close", auto_sync_close},
+    {"__tostring", auto_sync_tostring},
+    {NULL, NULL},
+};
+
+const cuarr_lua_class cuarr_lua_auto_sync_class = {
+    .id = CUARR_LUA_AUTO_SYNC_CLASS,
+    .name = "AutoSynchronize",
+    .metatable = CUARR_LUA_AUTO_SYNC_MT,
+    .methods = auto_sync_methods,
+    .metamethods = auto_sync_metamethods,
+    .check = check_auto_sync_object,
+};
+
+/* ---------------------------------------------------------------- Stream */
+
 static int stream_tostring(lua_State *L) {
   cuarr_lua_stream *s = check_stream_object(L, 1);
   if (!s->s.handle)
@@ -175,8 +240,13 @@ static int stream_tostring(lua_State *L) {
 }
 
 static const luaL_Reg stream_methods[] = {
-    {"synchronize", stream_synchronize}, {"query", stream_query}, {"wait_event", stream_wait_event},
-    {"record", stream_record},           {"use", stream_use},     {NULL, NULL},
+    {"synchronize", stream_synchronize},
+    {"query", stream_query},
+    {"wait_event", stream_wait_event},
+    {"record", stream_record},
+    {"use", stream_use},
+    {"auto_synchronize", stream_auto_synchronize},
+    {NULL, NULL},
 };
 
 static const luaL_Reg stream_metamethods[] = {
