@@ -9,6 +9,7 @@
 -- With no usable device (and no `devices` asked for), only the CPU is timed: gpu_times has no
 -- rows and the line has no GPU part.
 local count = require "cuarr.count"
+local support = require "cuarr.support"
 
 -- The most arguments fn is given (table.unpack puts them all on Lua's stack).
 local MAX_ARGS = 4096
@@ -121,11 +122,15 @@ return function(M, core)
         .. tostring(max_duration))
     end
     local name = opts.name
-    if name == nil and type(fn) ~= "function" then
+    if name == nil and type(fn) == "table" and type(rawget(fn, "name")) == "string" then
+      name = rawget(fn, "name") -- a fused function: its kernel_name, else its Lua function's
+    elseif name == nil and type(fn) ~= "function" then
       name = tostring(fn) -- a callable object (a kernel): what it prints as
     elseif name == nil then
+      -- CuPy names a function by its __name__: here the name it is defined under, else where.
       local info = debug.getinfo(fn, "S")
-      name = info and info.what ~= "C" and (info.short_src .. ":" .. info.linedefined) or "function"
+      name = support.function_name(fn)
+        or info and info.what ~= "C" and (info.short_src .. ":" .. info.linedefined) or "function"
     elseif type(name) ~= "string" then
       raise("TypeError", "benchmark: name must be a string, got " .. type(name))
     end

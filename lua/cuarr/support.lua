@@ -112,4 +112,32 @@ function S.deliver(name, res, out)
   return out
 end
 
+-- The name a Lua function is defined under, read from the line of its file where it starts
+-- (Lua keeps no name with a function value): `function name(`, `function t.name(`,
+-- `function t:name(`, or `name = ...function(` (a wrapper's argument too:
+-- `local sq = cuarr.fuse(function(x)`).  nil for a C function, a chunk loaded from a string, or
+-- a line that names none.
+function S.function_name(fn)
+  if type(fn) ~= "function" then return nil end
+  local info = debug.getinfo(fn, "S")
+  if not info or info.what ~= "Lua" or info.source:sub(1, 1) ~= "@" then return nil end
+  local file = io.open(info.source:sub(2), "r")
+  if not file then return nil end
+  local text
+  local n = 0
+  for line in file:lines() do
+    n = n + 1
+    if n == info.linedefined then
+      text = line
+      break
+    end
+  end
+  file:close()
+  if not text then return nil end
+  local path = text:match("function%s+([%a_][%w_.:]*)%s*%(")
+  if path then return path:match("([%a_][%w_]*)$") end
+  return text:match("([%a_][%w_]*)%s*=[^=][^=]-function%s*%(")
+    or text:match("([%a_][%w_]*)%s*=%s*function%s*%(")
+end
+
 return S

@@ -7,6 +7,7 @@
 -- Lua numbers) run the Lua function itself, as do calls mixing host and device arrays (which
 -- then fail as the unfused calls do) and Lua integer arguments out of an integer loop's range.
 local source = require "cuarr.jit.source"
+local support = require "cuarr.support"
 local E = require "cuarr.jit.fuse_expr"
 local B = require "cuarr.jit.fuse_body"
 
@@ -265,7 +266,7 @@ return function(M, core)
       raise("TypeError", "fuse: argument #1 must be a Lua function or its source, got "
         .. type(fn))
     end
-    local kernel_name = "cuarr_fused"
+    local kernel_name, name = "cuarr_fused", nil
     if opts ~= nil then
       if type(opts) ~= "table" then
         raise("TypeError", "fuse: options must be a table, got " .. type(opts))
@@ -277,7 +278,7 @@ return function(M, core)
           raise("ValueError", fmt("fuse: kernel_name must be a C identifier, got %s",
             type(k) == "string" and fmt("%q", k) or type(k)))
         end
-        kernel_name = k
+        kernel_name, name = k, k
       end
     end
     local spec = source.load(fn, raise)
@@ -287,7 +288,10 @@ return function(M, core)
       spec.env = { math = math, cuarr = M }
       host = load("return " .. fn, "=fused", "t", spec.env)()
     end
+    local where = spec.chunk .. ":" .. spec.line
+    -- CuPy's Fusion.name: the kernel_name given, else the Lua function's name, else where it is.
+    name = name or support.function_name(fn) or where
     return setmetatable({ fn = host, spec = spec, entries = {}, kernel_name = kernel_name,
-                          where = spec.chunk .. ":" .. spec.line, last_key = false }, Fused)
+                          name = name, where = where, last_key = false }, Fused)
   end
 end

@@ -219,14 +219,16 @@ return function(M, core, jit)
           i, type(a)))
       end
     end
-    if not any_array then
-      raise("TypeError", "vectorize: at least one argument must be an array")
-    end
     local out = opts and opts.out
     if out ~= nil and not is_array(out) then
       raise("TypeError", "vectorize: out must be an array, got " .. type(out))
     end
     local sig = choose(self, args)
+    if not any_array then
+      -- Lua numbers alone give a one-element 1-D host array, as Numba's ufunc does for scalars:
+      -- the first becomes that array, in its signature's type (chosen with it as a number).
+      args[1] = core.cpu.array({ args[1] }, sig.ins[1])
+    end
     if out ~= nil and out.dtype ~= sig.out then
       raise("TypeError", fmt("vectorize: out is %s; the signature %q gives %s", out.dtype,
         sig.text, sig.out))
