@@ -36,7 +36,7 @@ local function mkeys(n, seconds) return n / seconds / 1e6 end
 local function is_sorted(v)
   local n = v.size
   if n < 2 then return true end
-  return v[{ { 2, n } }]:ge(v[{ { 1, n - 1 } }]):all():item()
+  return v[{ { 2, n } }]:ge(v[{ { 1, n - 1 } }]):all()
 end
 
 local function uniform(n, seed) return cuarr.random.default_rng(seed):random(n, "float32") end

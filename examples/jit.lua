@@ -43,10 +43,10 @@ local size = 1 << 22
 local x = cuarr.arange(size, "float32")
 local y = cuarr.empty(size, "float32")
 square({128}, {1024}, {x, y, size})
-check(y:eq(x * x):all():item(), "elementwise_square k(grid, block, {...})")
+check(y:eq(x * x):all(), "elementwise_square k(grid, block, {...})")
 y:fill(0)
 square[{128, 1024}](x, y, size)
-check(y:eq(x * x):all():item(), "elementwise_square k[{grid, block}](...)")
+check(y:eq(x * x):all(), "elementwise_square k[{grid, block}](...)")
 print(square.source:match("// translated from [^\n]*"))
 
 -- The histogram of pseudo-random values, against the same count in Lua.

@@ -317,19 +317,19 @@ describe("jit.rawkernel on the device", function()
       local x = cuarr.arange(n, "float32")
       local y = cuarr.zeros(n, "float32")
       square({3}, {128}, {x, y, n})
-      assert.is_true(y:eq(x * x):all():item())
+      assert.is_true(y:eq(x * x):all())
       local y2 = cuarr.zeros(n, "float32")
       square[{2, 64}](x, y2, n)
-      assert.is_true(y2:eq(x * x):all():item())
+      assert.is_true(y2:eq(x * x):all())
       -- In place (x and y one array, so not __restrict__), and two disjoint halves of one
       -- buffer (__restrict__).
       local z = cuarr.arange(n, "float32")
       square({3}, {128}, {z, z, n})
-      assert.is_true(z:eq(x * x):all():item())
+      assert.is_true(z:eq(x * x):all())
       local both = cuarr.zeros(2 * n, "float32")
       both[{{1, n}}] = x
       square({3}, {128}, {both[{{1, n}}], both[{{n + 1, 2 * n}}], n})
-      assert.is_true(both[{{n + 1, 2 * n}}]:eq(x * x):all():item())
+      assert.is_true(both[{{n + 1, 2 * n}}]:eq(x * x):all())
     end
   end)
 

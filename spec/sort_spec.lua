@@ -473,8 +473,8 @@ describe("device sort paths", function()
       local d = cuarr.asarray(h)
       for _, axis in ipairs { -1, 1 } do
         local what = case.dt .. " axis " .. axis
-        assert.is_true(cuarr.sort(d, axis):get():eq(cpu.sort(h, axis)):all():item(), what)
-        assert.is_true(cuarr.argsort(d, axis):get():eq(cpu.argsort(h, axis)):all():item(), what)
+        assert.is_true(cuarr.sort(d, axis):get():eq(cpu.sort(h, axis)):all(), what)
+        assert.is_true(cuarr.argsort(d, axis):get():eq(cpu.argsort(h, axis)):all(), what)
       end
     end
   end)
@@ -485,7 +485,7 @@ describe("device sort paths", function()
     local a = (cuarr.arange(n, "int64") * mult % n):astype("float64")
     do
       local s <close> = cuarr.sort(a)
-      assert.is_true(s:eq(cuarr.arange(n, "float64")):all():item())
+      assert.is_true(s:eq(cuarr.arange(n, "float64")):all())
     end
     -- argsort + 1 is the inverse permutation: value k sits at position k * mult^-1 mod n
     local inv = 1 -- Newton's iteration for the inverse of an odd number modulo 2^28
@@ -493,6 +493,6 @@ describe("device sort paths", function()
     assert.are.equal(1, (mult * inv) % n)
     local idx <close> = cuarr.argsort(a)
     a:free()
-    assert.is_true((idx - 1):eq(cuarr.arange(n, "int64") * inv % n):all():item())
+    assert.is_true((idx - 1):eq(cuarr.arange(n, "int64") * inv % n):all())
   end)
 end)

@@ -43,13 +43,6 @@ return function(M, cpu, core)
     return opts
   end
 
-  -- A 0-d array's value as a Lua number (bools as 0 and 1).
-  local function number(x)
-    local v = x:item()
-    if type(v) == "boolean" then return v and 1 or 0 end
-    return v
-  end
-
   -- a's minimum and maximum as Lua numbers, read back together (one synchronisation).
   local function min_max(a)
     local both = xp_of(a).stack({ a:min(), a:max() })
@@ -180,7 +173,7 @@ return function(M, cpu, core)
       raise("TypeError", fmt("%s: bins of dtype bool are not edges", name))
     end
     local m = e.size
-    if m >= 2 and number(e[{ { 1, m - 1 } }]:greater(e[{ { 2, m } }]):any()) ~= 0 then
+    if m >= 2 and e[{ { 1, m - 1 } }]:greater(e[{ { 2, m } }]):any() then
       raise("ValueError", fmt("%s: `bins` must increase monotonically, when an array", name))
     end
     return e
@@ -300,9 +293,9 @@ return function(M, cpu, core)
     local decreasing = false
     if m >= 2 then
       local head, tail = b[{ { 1, m - 1 } }], b[{ { 2, m } }]
-      local up = number(head:greater(tail):any()) == 0
+      local up = not head:greater(tail):any()
       -- Equal edges throughout count as increasing, as NumPy's _monotonicity has them.
-      decreasing = not up and number(head:less(tail):any()) == 0
+      decreasing = not up and not head:less(tail):any()
       if not (up or decreasing) then
         raise("ValueError", "digitize: bins must be monotonically increasing or decreasing")
       end
