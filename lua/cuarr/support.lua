@@ -114,10 +114,10 @@ end
 
 -- The name a Lua function is defined under, read from the line of its file where it starts
 -- (Lua keeps no name with a function value): `function name(`, `function t.name(`,
--- `function t:name(`, or `name = ...function(` (a wrapper's argument too:
--- `local sq = cuarr.fuse(function(x)`).  nil for a C function, a chunk loaded from a string, or
--- a line that names none.
-function S.function_name(fn)
+-- `function t:name(`, `name = function(`, and with `wrapper` (a function's name, "fuse") also
+-- `name = cuarr.fuse(function(`.  nil for a C function, a chunk loaded from a string, or a line
+-- that names none (an argument of another call: `benchmark(function() ... end)`).
+function S.function_name(fn, wrapper)
   if type(fn) ~= "function" then return nil end
   local info = debug.getinfo(fn, "S")
   if not info or info.what ~= "Lua" or info.source:sub(1, 1) ~= "@" then return nil end
@@ -136,8 +136,9 @@ function S.function_name(fn)
   if not text then return nil end
   local path = text:match("function%s+([%a_][%w_.:]*)%s*%(")
   if path then return path:match("([%a_][%w_]*)$") end
-  return text:match("([%a_][%w_]*)%s*=[^=][^=]-function%s*%(")
-    or text:match("([%a_][%w_]*)%s*=%s*function%s*%(")
+  local name = text:match("([%a_][%w_]*)%s*=%s*function%s*%(")
+  if name or not wrapper then return name end
+  return text:match("([%a_][%w_]*)%s*=%s*[%w_.:]-" .. wrapper .. "%s*%(%s*function%s*%(")
 end
 
 return S

@@ -290,7 +290,7 @@ return function(M, core)
     end
     local where = spec.chunk .. ":" .. spec.line
     -- CuPy's Fusion.name: the kernel_name given, else the Lua function's name, else where it is.
-    name = name or support.function_name(fn) or where
+    name = name or support.function_name(fn, "fuse") or where
     return setmetatable({ fn = host, spec = spec, entries = {}, kernel_name = kernel_name,
                           name = name, where = where, last_key = false }, Fused)
   end
