@@ -83,9 +83,10 @@ describe("profiler.benchmark", function()
     assert.are.equal(n, r.gpu_times.shape[2])
   end)
 
-  it("names the result after the option, else after where fn is defined", function()
+  it("names the result after the option, else fn's name, else where fn is defined", function()
     assert.are.equal("mine", benchmark(noop, {}, { n_repeat = 1, name = "mine" }).name)
-    local r = benchmark(noop, {}, { n_repeat = 1 })
+    assert.are.equal("noop", benchmark(noop, {}, { n_repeat = 1 }).name)
+    local r = benchmark(function() end, {}, { n_repeat = 1 })
     assert.truthy(r.name:find("profiler_spec.lua:%d+$"), r.name)
   end)
 

@@ -185,10 +185,9 @@ describe("axes and results", function()
       A.check_equal(a:min(2.0):totable(), { 1, 4 }, "an integral float axis")
     end)
 
-    b.it("full reductions are 0-d arrays where the input is; item() gives the number", function()
+    b.it("full reductions are 0-d arrays where the input is (any/all: booleans)", function()
       local a = xp.arange(10, "float32")
-      for _, op in ipairs({ "sum", "prod", "max", "min", "argmax", "argmin", "all", "any",
-                            "count_nonzero", "nansum", "nanprod", "nanmax", "nanmin", "mean",
+      for _, op in ipairs({ "sum", "prod", "max", "min", "argmax", "argmin", "count_nonzero", "nansum", "nanprod", "nanmax", "nanmin", "mean",
                             "var", "std", "nanmean", "ptp", "amax", "amin" }) do
         local r = a[op](a)
         assert.are.equal(0, r.ndim, op)

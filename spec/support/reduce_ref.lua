@@ -818,8 +818,7 @@ R.values_of = A.values
 
 -- op on a, in one of three call styles: xp.op(a, axis, opts), a:op(axis, opts), a:op{axis=...}
 -- (the specs of reductions and scans run each case through all three).
-function R.call(xp, op, a, axis, opts, style)
-  opts = opts or {}
+local function call_style(xp, op, a, axis, opts, style)
   if style == 1 then return xp[op](a, axis, opts) end
   if style == 2 then return a[op](a, axis, opts) end
   local o = {}
@@ -827,6 +826,22 @@ function R.call(xp, op, a, axis, opts, style)
   o.axis = axis
   if next(o) == nil then return a[op](a) end
   return a[op](a, o)
+end
+
+-- op(a, axis, opts) in one of the call styles.  any/all over every element with no keepdims,
+-- dtype or out give a Lua boolean (checked here): it comes back as a 0-d bool array of xp, so
+-- that the sweeps compare it as they compare the other reductions' results.
+function R.call(xp, op, a, axis, opts, style)
+  opts = opts or {}
+  local r = call_style(xp, op, a, axis, opts, style)
+  local boolean = (op == "any" or op == "all") and axis == nil and not opts.keepdims
+    and opts.dtype == nil and opts.out == nil
+  if boolean then
+    assert(type(r) == "boolean", op .. " of every element gave a " .. type(r) .. ", not a boolean")
+    return xp.array(r, "bool")
+  end
+  assert(type(r) ~= "boolean", op .. " with an axis or options gave a boolean, not an array")
+  return r
 end
 
 return R
