@@ -171,6 +171,8 @@ describe("stream:auto_synchronize()", function()
     assert.is_false(ok)
     assert.truthy(tostring(err):find("inside"))
     H.raises("TypeError", function() return cuarr.Stream().auto_synchronize(7) end)
+    H.raises("TypeError", scope.close, {})
+    H.raises("TypeError", scope.close, s)
   end)
 end)
 
