@@ -5,6 +5,8 @@
 #ifndef CUARR_LUA_OPTIONS_H
 #define CUARR_LUA_OPTIONS_H
 
+#include <stddef.h>
+
 #include <lua.h>
 
 /* Every key of the table at idx is a string among `accepted` (a NULL-terminated list); else a
@@ -12,6 +14,10 @@
  * most 2, or a prefix), "did you mean". A key that is not a string is a TypeError.  One raw
  * walk over the table's keys; nothing is allocated unless it raises. */
 void cuarr_lua_check_options(lua_State *L, int idx, const char *fn, const char *const *accepted);
+
+/* Push the string key of the tables at t1 and t2 (the same index twice for one table) nearest
+ * key when it is a near miss, as the options' check suggests one; else nil. */
+void cuarr_lua_push_near_key(lua_State *L, const char *key, size_t len, int t1, int t2);
 
 /* Whether the table at idx has a string key: such a table is options, one with only integer
  * keys a sequence (of axes, say). */
