@@ -125,3 +125,14 @@ describe("a user kernel called on a host array", function()
     assert.are.same({ 2, 2, 2, 2 }, f(h):totable())
   end)
 end)
+
+describe("a misspelled field of a jit.rawkernel", function()
+  it("says what was meant", function()
+    local k = cuarr.jit.rawkernel(function(x) x[1] = 1 end)
+    assert.matches("has no field sorce %(did you mean 'source'%?%)",
+      message("IndexError", function() return k.sorce end))
+    assert.matches("has no field compil %(did you mean 'compile'%?%)",
+      message("IndexError", function() return k:compil() end))
+    assert.matches("has no field xyzzyq %(it has", message("IndexError", function() return k.xyzzyq end))
+  end)
+end)

@@ -17,7 +17,7 @@ core.set_front_end(debug.getinfo(1, "S").source:match("^(.*[/\\])init%.lua$") or
 
 -- core's helpers for the front end stay out of the user's namespace.
 local internal = { metatables = true, cpu = true, raise = true, dead_array = true,
-                   set_front_end = true,
+                   set_front_end = true, near_key = true,
                    check_options = true, jit_call = true, jit_launcher = true,
                    jit_compile = true, random_fill_host = true, random_per_block = true,
                    random_program = true, random_take_rows_host = true, ufunc_info = true,

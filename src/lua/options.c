@@ -154,6 +154,14 @@ int cuarr_lua_has_string_key(lua_State *L, int idx) {
   return 0;
 }
 
+int cuarr_lua_l_near_key(lua_State *L) {
+  size_t len;
+  const char *key = luaL_checklstring(L, 1, &len);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  cuarr_lua_push_near_key(L, key, len, 2, 2);
+  return 1;
+}
+
 int cuarr_lua_l_check_options(lua_State *L) {
   if (lua_type(L, 1) != LUA_TTABLE)
     return cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #1 (options) must be a table, got %s",

@@ -23,6 +23,10 @@ void cuarr_lua_push_near_key(lua_State *L, const char *key, size_t len, int t1, 
  * keys a sequence (of axes, say). */
 int cuarr_lua_has_string_key(lua_State *L, int idx);
 
+/* near_key(key, t): the string key of t nearest key when it is a near miss, else nil; for the
+ * front end's classes' "did you mean". */
+int cuarr_lua_l_near_key(lua_State *L);
+
 /* check_options(opts, fn, keys): the same check for the front end, keys a sequence of names. */
 int cuarr_lua_l_check_options(lua_State *L);
 
