@@ -120,6 +120,22 @@ describe("an error's place", function()
     assert.matches("^" .. here:gsub("%p", "%%%0") .. ":%d+: $", e.where)
   end)
 
+  it("of a raise deep in a recursion: the traceback skips the middle levels, as Lua's does",
+    function()
+    local x = cuarr.cpu.ones(2)
+    local function r(n)
+      if n == 0 then return x + cuarr.cpu.ones(3) end
+      local v = r(n - 1)
+      return v
+    end
+    local ok, e = pcall(r, 100000)
+    assert.is_false(ok)
+    assert.are.equal("ValueError", e.kind)
+    assert.matches("\n\t%.%.%.\t%(skipping %d+ levels%)\n", e.traceback)
+    local n = select(2, e.traceback:gsub("\n", "\n"))
+    assert.is_true(n < 30, e.traceback)
+  end)
+
   it("survives a script that changes the fields", function()
     local e = H.raises("ValueError", function() return cuarr.cpu.zeros(-1) end)
     e.where = 5

@@ -136,13 +136,31 @@ static void add_function_name(luaL_Buffer *b, lua_State *L, const lua_Debug *ar)
   luaL_addvalue(b);
 }
 
+/* The number of levels on L's stack, found as lauxlib's traceback finds it: doubling, then
+ * halving (lua_getstack walks the levels from the top, so counting them one by one would cost
+ * the square of a deep recursion's depth). */
+static int stack_depth(lua_State *L) {
+  lua_Debug ar;
+  int below = 0, above = 1; /* level `below` exists; level `above` is to be tried */
+  while (lua_getstack(L, above, &ar)) {
+    below = above;
+    above *= 2;
+  }
+  while (below + 1 < above) {
+    int middle = below + (above - below) / 2;
+    if (lua_getstack(L, middle, &ar))
+      below = middle;
+    else
+      above = middle;
+  }
+  return lua_getstack(L, 0, &ar) ? below + 1 : 0;
+}
+
 /* Push "stack traceback:\n\t..." of L from level 0 (the raising C function) up, as
  * luaL_traceback lays it out. */
 static void push_traceback(lua_State *L) {
   lua_Debug ar;
-  int depth = 0;
-  while (lua_getstack(L, depth, &ar))
-    depth++;
+  int depth = stack_depth(L);
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   luaL_addstring(&b, "stack traceback:");
