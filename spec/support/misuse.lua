@@ -41,7 +41,9 @@ function M.run(H, case, xp)
   local err = H.raises(case.kind, case.misuse, t, xp)
   assert.is_string(err.message)
   assert.is_true(#err.message > 0, "the message is empty")
-  assert.are.equal("cuarr." .. case.kind .. ": " .. err.message, tostring(err))
+  assert.are.equal(err.where .. "cuarr." .. case.kind .. ": " .. err.message, tostring(err))
+  -- the place is the caller's line, never one of cuarr's own Lua files
+  assert.is_falsy(err.where:find("lua/cuarr/", 1, true), "the place is cuarr's: " .. err.where)
   if case.match then
     assert.is_truthy(err.message:find(case.match, 1, true),
       "the message should mention '" .. case.match .. "': " .. err.message)

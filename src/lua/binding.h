@@ -107,6 +107,9 @@ int cuarr_lua_error(lua_State *L, cuarr_status kind, const char *fmt, ...);
 int cuarr_lua_error_message_at(lua_State *L, cuarr_status kind, int idx);
 /* Raise the core's last failure (kind from s, message from cuarr_last_error()). */
 int cuarr_lua_fail(lua_State *L, cuarr_status s);
+/* set_front_end(folder): the chunk-name prefix of the front end's files, whose levels an
+ * error's place skips (the place is the user's call, not cuarr's own Lua). */
+int cuarr_lua_l_set_front_end(lua_State *L);
 /* Raise the core's failure if s != CUARR_OK. */
 #define CUARR_LUA_TRY(L, expr)                                                                     \
   do {                                                                                             \

@@ -7,6 +7,7 @@
  * upvalues (state, methods, fields, descriptor): it looks up methods first, then the class's
  * fields, each a table lookup of the (interned) key, so `a:sum()` costs one rawget as before.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "binding.h"
@@ -35,6 +36,20 @@ static const cuarr_lua_class *const classes[CUARR_LUA_NCLASSES] = {
 #define UP_FIELDS lua_upvalueindex(3)
 #define UP_CLASS lua_upvalueindex(4)
 
+/* The IndexError for the string key at 2, which names no method or field: with the nearest
+ * of those when it is a near miss ("did you mean 'sum'?"), as an option's typo gets. */
+static int no_such_key(lua_State *L, const cuarr_lua_class *cls) {
+  size_t len;
+  const char *key = lua_tolstring(L, 2, &len);
+  char message[512];
+  snprintf(message, sizeof message, cls->no_such_key, key);
+  cuarr_lua_push_near_key(L, key, len, UP_METHODS, UP_FIELDS);
+  if (lua_isnil(L, -1))
+    return cuarr_lua_error(L, CUARR_INDEX_ERROR, "%s", message);
+  return cuarr_lua_error(L, CUARR_INDEX_ERROR, "%s (did you mean '%s'?)", message,
+                         lua_tostring(L, -1));
+}
+
 /* __index(object, key) of a class with fields or keys of its own. */
 static int class_index(lua_State *L) {
   if (lua_type(L, 2) == LUA_TSTRING) {
@@ -51,7 +66,7 @@ static int class_index(lua_State *L) {
     }
     if (!cls->no_such_key)
       return 0;
-    return cuarr_lua_error(L, CUARR_INDEX_ERROR, cls->no_such_key, lua_tostring(L, 2));
+    return no_such_key(L, cls);
   }
   const cuarr_lua_class *cls = lua_touserdata(L, UP_CLASS);
   if (cls->index_other)

@@ -41,8 +41,9 @@ static int tail_args(lua_State *L, int idx, int *dtype, const char *fn, const ch
       *dtype = (int)cuarr_lua_check_dtype(L, -1);
     lua_pop(L, 1);
   } else if (!lua_isnoneornil(L, idx)) {
-    cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #%d must be a dtype or an options table, got %s",
-                    idx, luaL_typename(L, idx));
+    cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                    "%s: argument #%d must be a dtype or an options table, got %s", fn, idx,
+                    luaL_typename(L, idx));
   }
   return opts;
 }
@@ -54,10 +55,32 @@ static bool pinned_option(lua_State *L, int opts) {
   return pinned;
 }
 
+/* zeros(2, 3) for zeros({2, 3}): NumPy's shape is one argument, a number or a table; say so
+ * with the call that was meant (the leading numbers as one table). */
+static void check_not_spread_shape(lua_State *L, const char *fn) {
+  if (lua_type(L, 1) != LUA_TNUMBER || lua_type(L, 2) != LUA_TNUMBER)
+    return;
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (int i = 1; i <= lua_gettop(L) && lua_type(L, i) == LUA_TNUMBER; i++) {
+    if (i > 1)
+      luaL_addstring(&b, ", ");
+    luaL_tolstring(L, i, NULL);
+    luaL_addvalue(&b);
+  }
+  luaL_pushresult(&b);
+  cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                  "%s: argument #2 must be a dtype or an options table, got number (the shape is "
+                  "one argument: %s({%s}))",
+                  fn, fn, lua_tostring(L, -1));
+}
+
 /* The new array for a creation: shape from argument 1, dtype/options from tail_idx on. */
 static cuarr_array *create(lua_State *L, int tail_idx, int dtype_default, const char *fn) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   int64_t shape[CUARR_MAXDIM];
+  if (tail_idx == 2)
+    check_not_spread_shape(L, fn);
   int ndim = cuarr_lua_check_shape(L, 1, shape);
   int dtype = dtype_default;
   int opts = tail_args(L, tail_idx, &dtype, fn, SHAPED_KEYS);

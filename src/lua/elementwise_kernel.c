@@ -71,16 +71,13 @@ static int kernel_call(lua_State *L) {
                            "the kernel takes %d inputs (and optionally %d outputs), got %d "
                            "arguments",
                            nin, nout, nargs);
+  cuarr_lua_check_no_host_arrays(L, S, 2, nargs, "ElementwiseKernel");
   int device = cuarr_lua_current_device(L, S);
   cuarr_operand in[64];
   if (nin > 64)
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "at most 64 inputs");
   for (int j = 0; j < nin; j++) {
     cuarr_lua_read_kernel_input(L, S, j, &in[j]);
-    if (in[j].array && cuarr_array_device(in[j].array) == CUARR_HOST)
-      return cuarr_lua_error(L, CUARR_VALUE_ERROR,
-                             "ElementwiseKernel runs on the device: argument #%d is a host array",
-                             j + 1);
   }
   /* Outputs: the given arrays, or new userdata the core fills in.  They are the results, one
    * stack slot each: room for them first (a coroutine's stack starts small, and a C function

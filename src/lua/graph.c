@@ -298,6 +298,7 @@ const cuarr_lua_class cuarr_lua_defer_guard_class = {
     .methods = guard_methods,
     .metamethods = guard_metamethods,
     .check = check_guard_object,
+    .no_such_key = "DeferCleanup has no field or method '%s'",
 };
 
 void cuarr_lua_open_graphs(lua_State *L, const cuarr_lua_module *m) {

@@ -93,6 +93,10 @@ CUARR_API int luaopen_cuarr_core(lua_State *L) {
   lua_setfield(L, m.functions, "perf_counter");
   lua_pushcfunction(L, l_raise);
   lua_setfield(L, m.functions, "raise");
+  lua_pushcfunction(L, cuarr_lua_l_set_front_end);
+  lua_setfield(L, m.functions, "set_front_end");
+  lua_pushcfunction(L, cuarr_lua_l_near_key);
+  lua_setfield(L, m.functions, "near_key");
   lua_pushcfunction(L, cuarr_lua_l_check_options);
   lua_setfield(L, m.functions, "check_options");
   lua_pushvalue(L, m.cpu);

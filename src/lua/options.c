@@ -34,25 +34,58 @@ static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb) 
   return row[nb];
 }
 
-/* The accepted key nearest to key when it is a near miss (distance <= 2, or one a prefix of
- * the other), else NULL. */
-static const char *near_miss(const char *key, size_t len, const char *const *accepted) {
+/* A near miss's distance must be below this. */
+#define MISS_DISTANCE 3
+
+/* Take candidate as *best when it is nearer key than *best_distance (a near miss: distance
+ * <= 2, or one a prefix of the other). */
+static void consider(const char *key, size_t len, const char *candidate, size_t n,
+                     const char **best, size_t *best_distance) {
   if (len > LONGEST_SUGGESTED)
-    return NULL;
-  const char *best = NULL;
-  size_t best_distance = 3;
-  for (const char *const *k = accepted; *k; k++) {
-    size_t n = strlen(*k);
-    size_t d = n <= LONGEST_SUGGESTED ? edit_distance(key, len, *k, n) : best_distance;
-    bool prefix = len > 0 && strncmp(key, *k, len < n ? len : n) == 0;
-    if (prefix && d > 2)
-      d = 2; /* "keep" for "keepdims": a prefix is a near miss however much is missing */
-    if (d < best_distance) {
-      best = *k;
-      best_distance = d;
-    }
+    return;
+  size_t d = n <= LONGEST_SUGGESTED ? edit_distance(key, len, candidate, n) : *best_distance;
+  bool prefix = len > 0 && strncmp(key, candidate, len < n ? len : n) == 0;
+  if (prefix && d > 2)
+    d = 2; /* "keep" for "keepdims": a prefix is a near miss however much is missing */
+  if (d < *best_distance) {
+    *best = candidate;
+    *best_distance = d;
   }
+}
+
+/* The accepted key nearest to key when it is a near miss, else NULL. */
+static const char *near_miss(const char *key, size_t len, const char *const *accepted) {
+  const char *best = NULL;
+  size_t best_distance = MISS_DISTANCE;
+  for (const char *const *k = accepted; *k; k++)
+    consider(key, len, *k, strlen(*k), &best, &best_distance);
   return best;
+}
+
+void cuarr_lua_push_near_key(lua_State *L, const char *key, size_t len, int t1, int t2) {
+  t1 = lua_absindex(L, t1);
+  t2 = lua_absindex(L, t2);
+  cuarr_lua_check_stack(L, 2);
+  /* best points into a key of t1 or t2, which the tables keep alive */
+  const char *best = NULL;
+  size_t best_distance = MISS_DISTANCE;
+  for (int t = t1;; t = t2) {
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+      lua_pop(L, 1);
+      if (lua_type(L, -1) == LUA_TSTRING) {
+        size_t n;
+        const char *name = lua_tolstring(L, -1, &n);
+        consider(key, len, name, n, &best, &best_distance);
+      }
+    }
+    if (t == t2)
+      break;
+  }
+  if (best)
+    lua_pushstring(L, best);
+  else
+    lua_pushnil(L);
 }
 
 /* Raises the ValueError for the unknown key (a string) at key_idx. */
@@ -119,6 +152,14 @@ int cuarr_lua_has_string_key(lua_State *L, int idx) {
     }
   }
   return 0;
+}
+
+int cuarr_lua_l_near_key(lua_State *L) {
+  size_t len;
+  const char *key = luaL_checklstring(L, 1, &len);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  cuarr_lua_push_near_key(L, key, len, 2, 2);
+  return 1;
 }
 
 int cuarr_lua_l_check_options(lua_State *L) {

@@ -125,6 +125,7 @@ const cuarr_lua_class cuarr_lua_pool_class = {
     .metatable = CUARR_LUA_POOL_MT,
     .methods = pool_methods,
     .metamethods = pool_metamethods,
+    .no_such_key = "MemoryPool has no field or method '%s'",
     .extendable = true,
 };
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "binding.h"
+#include "user_kernel.h"
 
 /* The most arguments a launch takes from Lua (the driver's parameter space holds fewer
  * useful ones). */
@@ -348,6 +349,9 @@ static void launch(lua_State *L, cuarr_lua_state *S, lua_raw_kernel *obj, int ki
                    cuarr_raw_launch_config *config, cuarr_stream *stream, int first, int n) {
   if (!obj->module)
     cuarr_lua_error(L, CUARR_VALUE_ERROR, "the RawKernel has been closed");
+  lua_getiuservalue(L, kidx, 1);
+  cuarr_lua_check_no_host_arrays(L, S, first, n, lua_tostring(L, -1));
+  lua_pop(L, 1);
   cuarr_raw_kernel *k = resolve(L, S, kidx, obj);
   if (n > MAX_ARGS)
     cuarr_lua_error(L, CUARR_VALUE_ERROR, "kernel %s: at most %d arguments, got %d",
@@ -646,8 +650,8 @@ static int jit_arg(lua_State *L, const cuarr_lua_state *S, int self, int idx, in
                       jit_name(L, self));
     if (cuarr_array_device(a) == CUARR_HOST)
       cuarr_lua_error(L, CUARR_TYPE_ERROR,
-                      "argument %d of %s is a host array: kernels take device arrays", i + 1,
-                      jit_name(L, self));
+                      "%s: user kernels take device arrays, got a host array (argument #%d)",
+                      jit_name(L, self), i + 1);
     if (a->ndim == 0)
       cuarr_lua_error(L, CUARR_TYPE_ERROR,
                       "argument %d of %s is a 0-d array: pass a 1-element array or the number "

@@ -70,6 +70,7 @@ static int kernel_call(lua_State *L) {
   if (nargs != nin)
     return cuarr_lua_error(L, CUARR_VALUE_ERROR, "the kernel takes %d inputs, got %d arguments",
                            nin, nargs);
+  cuarr_lua_check_no_host_arrays(L, S, 2, nargs, "ReductionKernel");
   int device = cuarr_lua_current_device(L, S);
   cuarr_operand in[64];
   if (nin > 64)

@@ -46,6 +46,17 @@ int cuarr_lua_kernel_name_and_opts(lua_State *L, int idx, const char **name) {
   return opts;
 }
 
+void cuarr_lua_check_no_host_arrays(lua_State *L, const cuarr_lua_state *S, int first, int n,
+                                    const char *kernel) {
+  for (int i = 0; i < n; i++) {
+    const cuarr_array *a = cuarr_lua_to_array_in(L, S, first + i);
+    if (a && a->buf && cuarr_array_device(a) == CUARR_HOST) /* a freed one is raised later */
+      cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                      "%s: user kernels take device arrays, got a host array (argument #%d)",
+                      kernel, i + 1);
+  }
+}
+
 void cuarr_lua_read_kernel_input(lua_State *L, cuarr_lua_state *S, int j, cuarr_operand *in) {
   int idx = j + 2;
   cuarr_array *a = cuarr_lua_to_array(L, idx);

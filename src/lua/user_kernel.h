@@ -31,5 +31,10 @@ int cuarr_lua_kernel_name_and_opts(lua_State *L, int idx, const char **name);
 /* Input j of a call k(...) (argument j + 2) into *in: an array on the current device, or a
  * number. */
 void cuarr_lua_read_kernel_input(lua_State *L, cuarr_lua_state *S, int j, cuarr_operand *in);
+/* A TypeError naming kernel and the argument when one of the n values from stack index first on
+ * is a host array: user kernels (NVRTC programs) run on the device only, which a host array's
+ * caller must hear before anything looks for a device (no driver would be the only word). */
+void cuarr_lua_check_no_host_arrays(lua_State *L, const cuarr_lua_state *S, int first, int n,
+                                    const char *kernel);
 
 #endif

@@ -165,6 +165,7 @@ return function(M, core, jit)
 
   -- k.source, k.compile, and k[{grid, block[, stream[, shared_mem]]}]: a launcher of that
   -- configuration.
+  local KEYS = { source = true, compile = true }
   Kernel.__index = function(self, key)
     if key == "source" then
       local last = self[LAST]
@@ -172,8 +173,10 @@ return function(M, core, jit)
     end
     if key == "compile" then return compile end
     if type(key) == "table" then return core.jit_launcher(self, key) end
-    raise("IndexError", fmt("%s has no field %s (it has source, and is indexed by a "
-      .. "configuration {grid, block[, stream[, shared_mem]]})", self[NAME], tostring(key)))
+    local near = type(key) == "string" and core.near_key(key, KEYS)
+    raise("IndexError", fmt("%s has no field %s%s (it has source and compile, and is indexed by "
+      .. "a configuration {grid, block[, stream[, shared_mem]]})", self[NAME], tostring(key),
+      near and " (did you mean '" .. near .. "'?)" or ""))
   end
   Kernel.__newindex = function(self, key)
     raise("IndexError", fmt("%s has no settable field %s", self[NAME], tostring(key)))
