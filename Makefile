@@ -292,6 +292,12 @@ demo: deps
 	@$(MAKE) --no-print-directory $(PARALLEL) $(MODULE) $(DEMO_SORT_TARGET)
 	$(RUN_ENV) $(LUA) examples/quickstart.lua
 
+# docs/api.md, the API index, from lua/cuarr/api_index.lua (spec/api_index_spec.lua checks it is
+# current and complete).
+docs:
+	$(RUN_ENV) $(LUA) tools/api_index.lua docs/api.md
+.PHONY: docs
+
 install: all
 	install -d $(DESTDIR)$(INST_LIBDIR)/cuarr $(DESTDIR)$(INST_LUADIR)/cuarr/jit
 	install -m 755 $(MODULE) $(DESTDIR)$(INST_LIBDIR)/cuarr/core.so
