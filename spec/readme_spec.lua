@@ -111,6 +111,19 @@ describe("README.md", function()
     end
   end
 
+  it("opens with a contents list linking every ## heading and docs/api.md", function()
+    local contents = text:match("\nContents:(.-)\n\n")
+    assert.is_not_nil(contents, "README.md has no Contents: paragraph")
+    assert.is_truthy(contents:find("(docs/api.md)", 1, true), "the contents do not link docs/api.md")
+    assert.is_true(text:find("\nContents:", 1, true) < text:find("\n## ", 1, true),
+      "the contents list comes after the first heading")
+    for title in text:gmatch("\n## ([^\n]+)") do
+      local anchor = title:lower():gsub("[^%w%s%-]", ""):gsub("%s", "-")
+      assert.is_truthy(contents:find(("[%s](#%s)"):format(title, anchor), 1, true),
+        "the contents list does not link ## " .. title)
+    end
+  end)
+
   it("gives the staging threshold of src/core/copy/staging.c", function()
     local shift = read("src/core/copy/staging.c"):match("STAGE_THRESHOLD%s*=%s*1%s*<<%s*(%d+)")
     assert.is_not_nil(shift, "STAGE_THRESHOLD is no longer `1 << n` in staging.c")
