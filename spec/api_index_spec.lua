@@ -11,6 +11,27 @@ local entries = require "tools.fuzz.entries"
 
 local classes = entries.registry_classes()
 
+-- The classes made in Lua (no registry entry): a sample object of each, whose metatable's
+-- __index table holds the methods.
+local lua_samples = {
+  Generator = function() return cuarr.cpu.random.default_rng(1) end,
+  fuse = function() return cuarr.fuse(function(x) return x end) end,
+}
+local lua_classes = {}
+for name, make in pairs(lua_samples) do
+  local mt = getmetatable(make())
+  lua_classes[name] = { methods = rawget(mt, "__index"), __name = rawget(mt, "__name") }
+end
+local all_classes = {}
+for name, mt in pairs(classes) do all_classes[name] = mt end
+for name, mt in pairs(lua_classes) do all_classes[name] = mt end
+
+-- A sample object of each class whose fields the index lists.
+local field_samples = {
+  ndarray = function() return cuarr.cpu.zeros({ 2, 3 }, "float32")[{ {}, { 2, 3 } }] end,
+  Error = function() return select(2, pcall(cuarr.cpu.zeros, "not a shape")) end,
+}
+
 -- Whether t is a class's metatable (cuarr.ndarray, cuarr.distributed.Communicator).
 local function is_class(t)
   for _, mt in pairs(classes) do if mt == t then return true end end
@@ -72,8 +93,12 @@ local function problems(idx)
           if where:find("m", 1, true) then methods_listed[name] = true end
         end
       elseif s.class and s.fields then
-        local a = cuarr.cpu.zeros({ 2, 3 }, "float32")[{ {}, { 2, 3 } }]
-        if a[name] == nil then out[#out + 1] = "ndarray field " .. name .. " does not exist" end
+        local make = field_samples[s.class]
+        if not make then
+          out[#out + 1] = "no sample object of class " .. s.class .. " for its fields"
+        elseif make()[name] == nil then
+          out[#out + 1] = ("%s field %s does not exist"):format(s.class, name)
+        end
       elseif s.class then
         class_listed[s.class] = class_listed[s.class] or {}
         class_listed[s.class][name] = true
@@ -89,7 +114,7 @@ local function problems(idx)
   for name in pairs(listed) do
     if not found[name] then out[#out + 1] = name .. " is indexed but not public" end
   end
-  for cname, mt in pairs(classes) do
+  for cname, mt in pairs(all_classes) do
     local methods = rawget(mt, "methods")
     if type(methods) == "table" then
       local want = cname == "ndarray" and methods_listed or (class_listed[cname] or {})
@@ -106,7 +131,7 @@ local function problems(idx)
     end
   end
   for cname in pairs(class_listed) do
-    if not classes[cname] then out[#out + 1] = "class " .. cname .. " is indexed but not found" end
+    if not all_classes[cname] then out[#out + 1] = "class " .. cname .. " is indexed but not found" end
   end
   table.sort(out)
   return out

@@ -235,7 +235,7 @@ section { title = "Counting and sets", module = "cuarr", entries = {
 section { title = "Devices, streams and events", module = "cuarr", entries = {
   { "is_available", "is_available()", "whether a CUDA device is usable" },
   { "runtime_info", "runtime_info()", "a table of driver, NVRTC, cuBLAS, NCCL versions and the device count" },
-  { "Device", "Device([id])", "a device handle (0-based id; the current one by default)" },
+  { "Device", "Device([id])", "a device handle (0-based id; the current one by default), with fields `id`, `properties`, `compute_capability`" },
   { "get_device_id", "get_device_id()", "the current device's id" },
   { "with_device", "with_device(device, fn, ...)", "calls fn with `device` current" },
   { "synchronize", "synchronize()", "waits for all work of the current device" },
@@ -243,7 +243,7 @@ section { title = "Devices, streams and events", module = "cuarr", entries = {
   { "null_stream", "null_stream()", "the legacy default stream" },
   { "get_current_stream", "get_current_stream()", "the stream operations are queued on" },
   { "with_stream", "with_stream(stream, fn, ...)", "calls fn with `stream` current" },
-  { "Event", "Event([{timing =, blocking =, interprocess =}])", "a new event" },
+  { "Event", "Event([{timing =, blocking =}])", "a new event" },
   { "get_elapsed_time", "get_elapsed_time(start, stop)", "milliseconds between two recorded events" },
   { "perf_counter", "perf_counter()", "a monotonic clock in seconds, for timing" },
 } }
@@ -253,7 +253,7 @@ section { title = "Memory", module = "cuarr", entries = {
   { "get_default_pinned_memory_pool", "get_default_pinned_memory_pool()", "the page-locked host memory pool" },
   { "defer_cleanup", "defer_cleanup()", "a `<close>` guard that holds frees until its scope ends (Numba's)" },
   { "pinned", "pinned(h1, h2, ...)", "a `<close>` scope that page-locks existing host arrays (Numba's)" },
-  { "with_pinned", "with_pinned(arrays, fn, ...)", "calls fn with the host arrays page-locked" },
+  { "with_pinned", "with_pinned({h1, h2, ...}, fn, ...)", "calls fn with the host arrays page-locked" },
 } }
 
 section { title = "Kernels of your own, graphs, profiling", module = "cuarr", entries = {
@@ -278,7 +278,7 @@ section { title = "cuarr.linalg", module = "cuarr.linalg", intro =
   { "lstsq", "lstsq(a, b[, rcond])", "the least-squares solution, residuals, rank and singular values", "h" },
   { "cholesky", "cholesky(a)", "the lower Cholesky factor", "h" },
   { "qr", "qr(a[, mode])", "the QR decomposition (\"reduced\", \"complete\" or \"r\")", "h" },
-  { "svd", "svd(a[, full_matrices[, compute_uv]])", "the singular value decomposition", "h" },
+  { "svd", "svd(a[, {full_matrices =, compute_uv =}])", "the singular value decomposition", "h" },
   { "eigh", "eigh(a[, UPLO])", "the eigenvalues and eigenvectors of a symmetric matrix", "h" },
   { "eigvalsh", "eigvalsh(a[, UPLO])", "the eigenvalues of a symmetric matrix", "h" },
   { "matrix_power", "matrix_power(a, n)", "a raised to the integer n", "h" },
@@ -308,16 +308,16 @@ section { title = "cuarr.random", module = "cuarr.random", intro =
 } }
 
 section { title = "cuarr.jit", module = "cuarr.jit", intro =
-  "Kernels written in Lua (CuPy's jit.rawkernel, Numba's cuda.jit); the functions below are for use inside them.",
+  "Kernels written in Lua (CuPy's jit.rawkernel, Numba's cuda.jit); the functions below other than `rawkernel` and `device` are for use inside them, with `jit.threadIdx`, `jit.blockIdx`, `jit.blockDim`, `jit.gridDim` (`.x .y .z`, 0-based) and `jit.warpsize`.",
   entries = {
   { "rawkernel", "rawkernel(fn[, {options =}])", "a kernel of a Lua function, launched as `k(grid, block, args)`" },
   { "device", "device(fn)", "a device function a kernel may call" },
-  { "grid", "grid(ndim)", "the thread's global 1-based index (1, 2 or 3 values)" },
-  { "gridsize", "gridsize(ndim)", "the number of threads in the grid per axis" },
+  { "grid", "grid(n)", "the thread's 1-based global index along 1 to n axes (`local i, j = jit.grid(2)`)" },
+  { "gridsize", "gridsize(n)", "the grid's stride along 1 to n axes" },
   { "syncthreads", "syncthreads()", "the block's barrier" },
   { "syncwarp", "syncwarp([mask])", "the warp's barrier" },
-  { "shared_array", "shared_array(dtype, size)", "an array in the block's shared memory" },
-  { "local_array", "local_array(dtype, size)", "an array in the thread's local memory" },
+  { "shared_array", "shared_array(dtype, n)", "an array in the block's shared memory" },
+  { "local_array", "local_array(dtype, n)", "an array in the thread's local memory" },
   { "atomic_add", "atomic_add(array, index, value)", "adds atomically, returning the old value" },
   { "atomic_sub", "atomic_sub(array, index, value)", "subtracts atomically, returning the old value" },
   { "atomic_exch", "atomic_exch(array, index, value)", "exchanges atomically, returning the old value" },
@@ -326,7 +326,7 @@ section { title = "cuarr.jit", module = "cuarr.jit", intro =
   { "atomic_and", "atomic_and(array, index, value)", "bitwise and, atomically" },
   { "atomic_or", "atomic_or(array, index, value)", "bitwise or, atomically" },
   { "atomic_xor", "atomic_xor(array, index, value)", "bitwise xor, atomically" },
-  { "atomic_cas", "atomic_cas(array, index, compare, value)", "compare and swap, atomically" },
+  { "atomic_cas", "atomic_cas(array, index, old, new)", "writes `new` where the element is `old`, atomically; returns the old value" },
   { "int8", "int8(x)", "a cast to int8 inside a kernel" },
   { "int16", "int16(x)", "a cast to int16 inside a kernel" },
   { "int32", "int32(x)", "a cast to int32 inside a kernel" },
@@ -357,7 +357,7 @@ section { title = "Constants and tables", module = "cuarr", fields = true, entri
   { "float16", "cuarr.float16", "\"float16\"" }, { "float32", "cuarr.float32", "\"float32\"" },
   { "float64", "cuarr.float64", "\"float64\"" },
   { "newaxis", "cuarr.newaxis", "a new axis of extent 1 in an index" },
-  { "runtime", "cuarr.runtime", "driver_version, nvrtc_version, cublas_version, nccl_version, device_count" },
+  { "runtime", "cuarr.runtime", "driver_version, nvrtc_version, cublas_version, nccl_version (-1 without NCCL), device_count, driver_missing, host_blas" },
   { "ndarray", "cuarr.ndarray", "the array class's metatable (`getmetatable(a) == cuarr.ndarray`)" },
   { "cpu", "cuarr.cpu", "the host namespace: the functions marked host, on host arrays" },
   { "__version__", "cuarr.__version__", "the version string" },
@@ -447,7 +447,7 @@ section { title = "DeferCleanup", class = "DeferCleanup", entries = {
 
 section { title = "RawModule", class = "RawModule", entries = {
   { "get_function", "mod:get_function(name)", "a RawKernel of the module" },
-  { "get_global", "mod:get_global(name)", "a device array viewing a global variable" },
+  { "get_global", "mod:get_global(name[, dtype[, shape]])", "a device array viewing a global variable" },
   { "compile", "mod:compile()", "compiles now instead of on first use" },
   { "free", "mod:free()", "unloads the module" },
 } }
@@ -477,6 +477,33 @@ section { title = "Communicator", class = "Communicator", intro =
   { "send_recv", "comm:send_recv(sends, peer_to, recvs, peer_from[, {streams =}])", "sends and receives at once" },
   { "barrier", "comm:barrier([{streams =}])", "waits until every rank gets here" },
   { "destroy", "comm:destroy()", "frees the communicator" },
+} }
+
+section { title = "Generator", class = "Generator", intro =
+  "What `random.default_rng(seed)` returns; each method draws as the function of `cuarr.random` of the same name.",
+  entries = {
+  { "random", "g:random([size][, dtype][, opts])", "uniform floats in [0, 1)" },
+  { "uniform", "g:uniform([low = 0[, high = 1[, size]]][, opts])", "uniform floats in [low, high)" },
+  { "normal", "g:normal([loc = 0[, scale = 1[, size]]][, opts])", "normal floats" },
+  { "standard_normal", "g:standard_normal([size][, dtype][, opts])", "standard normal floats" },
+  { "exponential", "g:exponential([scale = 1[, size]][, opts])", "exponential floats" },
+  { "integers", "g:integers(low[, high[, size[, dtype]]][, {endpoint =, out =}])", "integers without modulo bias" },
+  { "choice", "g:choice(a[, size[, replace = true[, p]]])", "a random sample of `a`" },
+  { "permutation", "g:permutation(x)", "a shuffled copy" },
+  { "shuffle", "g:shuffle(a)", "shuffles in place along the first axis" },
+} }
+
+section { title = "Fused functions", class = "fuse", intro =
+  "What `cuarr.fuse(fn)` returns: called as `f(args...)` on device or host arrays and Lua numbers.",
+  entries = {
+  { "source_for", "f:source_for(args...)", "the generated CUDA C for arguments like these" },
+} }
+
+section { title = "Error", class = "Error", fields = true, intro =
+  "What cuarr raises: `tostring(e)` is `cuarr.Kind: message`; `cuarr.is_error(e, kind)` tests one.",
+  entries = {
+  { "kind", "e.kind", "\"ValueError\", \"TypeError\", \"IndexError\", \"OutOfMemoryError\", \"NotAvailable\", ..." },
+  { "message", "e.message", "the message, without the kind" },
 } }
 
 return S
