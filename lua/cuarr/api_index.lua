@@ -438,8 +438,8 @@ section { title = "MemoryPool", class = "MemoryPool", entries = {
   { "get_limit", "pool:get_limit()", "the bound in bytes (0: none)" },
 } }
 
-section { title = "PinnedScope and DeferCleanup", class = "PinnedScope", entries = {
-  { "close", "scope:close()", "ends the scope (what `<close>` does)" },
+section { title = "PinnedScope", class = "PinnedScope", entries = {
+  { "close", "scope:close()", "ends the scope `cuarr.pinned` opened (what `<close>` does)" },
 } }
 section { title = "DeferCleanup", class = "DeferCleanup", entries = {
   { "close", "guard:close()", "ends the deferral (what `<close>` does)" },
