@@ -11,6 +11,7 @@ LDFLAGS    ?=
 PREFIX     ?= /usr/local
 INST_LIBDIR ?= $(PREFIX)/lib/lua/5.4
 INST_LUADIR ?= $(PREFIX)/share/lua/5.4
+INST_BINDIR ?= $(PREFIX)/bin
 
 BUILD   := build
 SOURCES := $(shell find src -name '*.c' | sort)
@@ -41,12 +42,26 @@ RUN_ENV := LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lu
 .PHONY: all deps ctest check-exports test test-gpu test-compile-all test-gpu-sanitize soak bench \
         demo repl install clean lint format
 
-# The device sort library (see its rule below): built when nvcc is there.
+# The device sort library (see its rule below): minutes of nvcc.  `all` (and so `make test`,
+# `make install` and CI) builds it when nvcc is there; `make demo`, and the rockspec (which sets
+# CUARR_SORT_LIB_AUTO=driver), only when there is also a CUDA driver to run it (libcuda.so.1 known
+# to ldconfig, or nvidia-smi): a machine without a GPU gets to the demo in seconds.
+# CUARR_SORT_LIB=1 builds it whatever the machine has (and fails without nvcc), CUARR_SORT_LIB=0
+# never; unset, the rule above decides.
 NVCC         ?= $(CUDA_HOME)/bin/nvcc
 SORT_LIB     := $(BUILD)/cuarr/libcuarr_sort.so
 SORT_GENCODE ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=sm_80 \
                 -gencode arch=compute_80,code=compute_80
-SORT_TARGET  := $(if $(shell command -v $(NVCC) 2>/dev/null),$(SORT_LIB),sort-lib-skipped)
+CUARR_SORT_LIB      ?=
+CUARR_SORT_LIB_AUTO ?= nvcc
+HAVE_NVCC   = $(shell command -v $(NVCC) >/dev/null 2>&1 && echo yes)
+HAVE_DRIVER = $(shell { /sbin/ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; } \
+                || command -v nvidia-smi >/dev/null 2>&1 && echo yes)
+# SORT_WANTED(auto rule): yes when the library is to be built under that rule.
+SORT_WANTED = $(strip $(if $(filter 1,$(CUARR_SORT_LIB)),yes,$(if $(filter 0,$(CUARR_SORT_LIB)),,\
+                $(if $(HAVE_NVCC),$(if $(filter driver,$(1)),$(HAVE_DRIVER),yes)))))
+SORT_TARGET      = $(if $(call SORT_WANTED,$(CUARR_SORT_LIB_AUTO)),$(SORT_LIB),sort-lib-skipped)
+DEMO_SORT_TARGET = $(if $(call SORT_WANTED,driver),$(SORT_LIB),sort-lib-skipped)
 
 all: $(MODULE) $(SORT_TARGET)
 
@@ -70,7 +85,10 @@ $(SORT_LIB): src/core/sort/cub/radix_sort.cu src/core/sort/key_transform.h \
 	  -shared -cudart static -Xlinker --exclude-libs=ALL -o $@ $<
 .PHONY: sort-lib-skipped
 sort-lib-skipped:
-	@echo "no nvcc ($(NVCC)): $(SORT_LIB) not built; device sorts will raise NotAvailable"
+	@if [ "$(CUARR_SORT_LIB)" = 0 ]; then why="CUARR_SORT_LIB=0"; \
+	elif [ -z "$(HAVE_NVCC)" ]; then why="no nvcc ($(NVCC))"; \
+	else why="no CUDA driver here (CUARR_SORT_LIB=1 builds it anyway)"; fi; \
+	echo "$$why: $(SORT_LIB) not built; device sorts will raise NotAvailable"
 # Its C test opens the library built here (and says it skipped when there is none).
 $(BUILD)/ctest/test_sort_library: $(SORT_TARGET)
 $(BUILD)/ctest/test_sort_library: private ALL_CFLAGS += -DCUARR_SORT_LIB='"$(CURDIR)/$(SORT_LIB)"'
@@ -268,9 +286,17 @@ bench: deps
 	else python3 bench/compare_peers.py $(BUILD)/bench/cuarr.txt; fi; \
 	exit $$status
 
+# The module built in parallel, and the device sort library only where a driver could use it
+# (see CUARR_SORT_LIB above): the first command a user types gets to the demo quickly.
 demo: deps
-	@$(MAKE) --no-print-directory $(PARALLEL) all
+	@$(MAKE) --no-print-directory $(PARALLEL) $(MODULE) $(DEMO_SORT_TARGET)
 	$(RUN_ENV) $(LUA) examples/quickstart.lua
+
+# docs/api.md, the API index, from lua/cuarr/api_index.lua (spec/api_index_spec.lua checks it is
+# current and complete).
+docs:
+	$(RUN_ENV) $(LUA) tools/api_index.lua docs/api.md
+.PHONY: docs
 
 install: all
 	install -d $(DESTDIR)$(INST_LIBDIR)/cuarr $(DESTDIR)$(INST_LUADIR)/cuarr/jit
@@ -278,6 +304,12 @@ install: all
 	if [ -f $(SORT_LIB) ]; then install -m 755 $(SORT_LIB) $(DESTDIR)$(INST_LIBDIR)/cuarr/; fi
 	install -m 644 lua/cuarr/*.lua $(DESTDIR)$(INST_LUADIR)/cuarr/
 	install -m 644 lua/cuarr/jit/*.lua $(DESTDIR)$(INST_LUADIR)/cuarr/jit/
+	install -d $(DESTDIR)$(INST_BINDIR)
+	install -m 755 bin/cuarr-run $(DESTDIR)$(INST_BINDIR)/cuarr-run
+	@printf '%s\n' "" "cuarr is installed. Unless these are among lua5.4's default paths, a shell needs:" \
+	  "  export LUA_PATH=\"$(INST_LUADIR)/?.lua;$(INST_LUADIR)/?/init.lua;\$$LUA_PATH;;\"" \
+	  "  export LUA_CPATH=\"$(INST_LIBDIR)/?.so;\$$LUA_CPATH;;\"" \
+	  "  export PATH=\"$(INST_BINDIR):\$$PATH\"    # for cuarr-run, the multi-GPU launcher"
 
 # `make sanitize`: the module, the C tests and a Lua host (tools/fake_cuda/lua_main.c, linked with
 # liblua5.4.a: Debian's lua5.4 has no sanitizer runtime) built with AddressSanitizer and

@@ -20,12 +20,17 @@ dependencies = {
 }
 build = {
   type = "make",
+  -- The device sort library (minutes of nvcc) is built only where a CUDA driver is found;
+  -- CUARR_SORT_LIB=1 in the environment builds it anyway, CUARR_SORT_LIB=0 never (Makefile).
   build_variables = {
     CFLAGS = "$(CFLAGS)",
     LUA_INCDIR = "$(LUA_INCDIR)",
+    CUARR_SORT_LIB_AUTO = "driver",
   },
   install_variables = {
     INST_LIBDIR = "$(LIBDIR)",
     INST_LUADIR = "$(LUADIR)",
+    INST_BINDIR = "$(BINDIR)",
+    CUARR_SORT_LIB_AUTO = "driver",
   },
 }

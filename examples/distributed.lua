@@ -11,6 +11,12 @@
 local cuarr = require "cuarr"
 local D = cuarr.distributed
 
+if not D.is_available() then
+  print(("cuarr.distributed needs NCCL and a GPU: %s here, nothing to show"):format(
+    cuarr.runtime.nccl_version < 0 and "no NCCL" or "no usable GPU"))
+  return
+end
+
 local n = math.tointeger(tonumber(arg and arg[1] or "") or 100000000)
 assert(n and n > 0, "usage: distributed.lua [n], n a positive integer")
 

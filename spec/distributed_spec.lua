@@ -89,9 +89,29 @@ describe("cuarr.distributed", function()
   it("loads NCCL and reports its version", function()
     local v = cuarr.runtime.nccl_version
     assert.is_number(v)
-    assert.are.equal(v >= 0, D.is_available())
+    assert.are.equal(v >= 0 and cuarr.is_available(), D.is_available())
     if v >= 0 then assert.is_true(v >= 21000, "NCCL 2.10 or newer: " .. v) end
     H.raises("TypeError", D.is_available, 1)
+  end)
+
+  it("is not available with NCCL but no driver, and examples/distributed.lua says so", function()
+    local child = require "spec.support.child"
+    local stand_in = child.fake_libcuda():gsub("libcuda%.so%.1$", "libnccl_stand_in.so")
+    local env = { CUARR_LIBNCCL = stand_in, CUARR_LIBCUDA = "/nonexistent/libcuda.so.1" }
+    local ok, out, err = child.run([[
+      local cuarr = require "cuarr"
+      print(cuarr.runtime.nccl_version >= 0, cuarr.is_available(), cuarr.distributed.is_available())
+    ]], env)
+    assert.is_true(ok, err)
+    assert.are.equal("true\tfalse\tfalse", out:match("^%s*(.-)%s*$"))
+    local ran
+    ran, out = child.shell("env " .. child.env_words(env) .. " lua5.4 examples/distributed.lua 1000")
+    assert.is_true(ran, out)
+    assert.matches("needs NCCL and a GPU: no usable GPU here", out, 1, true)
+    ran, out = child.shell("env " .. child.env_words({ CUARR_LIBNCCL = "/nonexistent/libnccl.so",
+      CUARR_LIBCUDA = "/nonexistent/libcuda.so.1" }) .. " lua5.4 examples/distributed.lua 1000")
+    assert.is_true(ran, out)
+    assert.matches("needs NCCL and a GPU: no NCCL here", out, 1, true)
   end)
 
   describe("init refuses", function()

@@ -14,10 +14,24 @@ describe("make install", function()
     os.remove(prefix)
     local ok, out = run("make --no-print-directory install PREFIX=" .. prefix)
     assert.is_true(ok, out)
-    ok, out = run(("cd / && LUA_PATH='%s/share/lua/5.4/?.lua;%s/share/lua/5.4/?/init.lua' " ..
-                   "LUA_CPATH='%s/lib/lua/5.4/?.so' lua5.4 -e " ..
-                   "'local c = require \"cuarr\"; print(c.cpu.arange(3):totable()[3])'")
-                  :format(prefix, prefix, prefix))
+    -- the lines it prints for the prefix are what a shell then needs: with them alone (no
+    -- LUA_PATH of the checkout), `require` finds cuarr and PATH finds cuarr-run
+    local exports = {}
+    for line in out:gmatch("[^\n]+") do
+      if line:match("^%s*export ") then exports[#exports + 1] = line:match("^%s*(.-)%s*#.*$") or line end
+    end
+    assert.are.equal(3, #exports, out)
+    local printed = table.concat(exports, "\n")
+    assert.matches(prefix .. "/share/lua/5.4/?.lua", printed, 1, true)
+    assert.matches(prefix .. "/lib/lua/5.4/?.so", printed, 1, true)
+    assert.matches(prefix .. "/bin", printed, 1, true)
+    local launcher = io.open(prefix .. "/bin/cuarr-run", "rb")
+    assert.is_not_nil(launcher, "cuarr-run not installed in PREFIX/bin")
+    launcher:close()
+    local script = "cd / && unset LUA_PATH LUA_CPATH && " .. table.concat(exports, " && ") ..
+      " && cuarr-run -h >/dev/null && [ \"$(command -v cuarr-run)\" = " .. C.sh_quote(prefix .. "/bin/cuarr-run") ..
+      " ] && lua5.4 -e 'local c = require \"cuarr\"; print(c.cpu.arange(3):totable()[3])'"
+    ok, out = run("env -i PATH=/usr/bin:/bin HOME=/tmp sh -c " .. C.sh_quote(script))
     -- the device sort library (built where nvcc is) goes beside core.so, where cuarr looks
     local built = io.open("build/cuarr/libcuarr_sort.so", "rb")
     local installed = io.open(prefix .. "/lib/lua/5.4/cuarr/libcuarr_sort.so", "rb")

@@ -1,5 +1,5 @@
--- The README tells the truth: every ```lua block of README.md runs, each in a fresh Lua process
--- with `cuarr` required, and what its `print` lines say they print (a `--> text` comment, continued
+-- The README tells the truth: every ```lua block of README.md runs as it is, each in a fresh Lua
+-- process with nothing required for it (a block pasted alone into a file runs), and what its `print` lines say they print (a `--> text` comment, continued
 -- by comment-only `--> text` lines below it) is what they print.  A block whose first line is
 -- `-- needs a GPU` runs only where a device is usable (#gpu); every other block runs everywhere,
 -- so the README's first steps hold on a machine without a GPU.  The statements a block cannot
@@ -42,7 +42,6 @@ end
 -- The program a child runs for a block: the block's lines keep their README line numbers, so an
 -- error or a wrong print names the README's line.
 local HARNESS = [==[
-local cuarr = require "cuarr"
 local code, first_line = %q, %d
 local function squash(s) return (s:gsub("%%s+", " "):gsub("^ ", ""):gsub(" $", "")) end
 -- line -> the text its print must give
@@ -61,7 +60,7 @@ for line in (code .. "\n"):gmatch("(.-)\n") do
   end
 end
 local checked = {}
-local env = setmetatable({ cuarr = cuarr }, { __index = _G })
+local env = setmetatable({}, { __index = _G })
 env.print = function(...)
   local parts = table.pack(...)
   for i = 1, parts.n do parts[i] = tostring(parts[i]) end
@@ -111,6 +110,19 @@ describe("README.md", function()
       it(name, function() run_block(b) end)
     end
   end
+
+  it("opens with a contents list linking every ## heading and docs/api.md", function()
+    local contents = text:match("\nContents:(.-)\n\n")
+    assert.is_not_nil(contents, "README.md has no Contents: paragraph")
+    assert.is_truthy(contents:find("(docs/api.md)", 1, true), "the contents do not link docs/api.md")
+    assert.is_true(text:find("\nContents:", 1, true) < text:find("\n## ", 1, true),
+      "the contents list comes after the first heading")
+    for title in text:gmatch("\n## ([^\n]+)") do
+      local anchor = title:lower():gsub("[^%w%s%-]", ""):gsub("%s", "-")
+      assert.is_truthy(contents:find(("[%s](#%s)"):format(title, anchor), 1, true),
+        "the contents list does not link ## " .. title)
+    end
+  end)
 
   it("gives the staging threshold of src/core/copy/staging.c", function()
     local shift = read("src/core/copy/staging.c"):match("STAGE_THRESHOLD%s*=%s*1%s*<<%s*(%d+)")

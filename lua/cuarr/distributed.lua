@@ -163,11 +163,12 @@ return function(M, _, core)
     end
   end
 
-  -- Whether NCCL loads here (cuarr.runtime.nccl_version says which one).
+  -- Whether collectives can run here: NCCL loads (cuarr.runtime.nccl_version says which one)
+  -- and a device is usable (NCCL without a driver cannot make a communicator).
   function D.is_available(...)
     if select("#", ...) > 0 then
       raise("TypeError", "distributed.is_available takes no arguments")
     end
-    return M.runtime.nccl_version >= 0
+    return M.runtime.nccl_version >= 0 and M.is_available()
   end
 end
