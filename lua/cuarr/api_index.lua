@@ -411,6 +411,11 @@ section { title = "Stream", class = "Stream", entries = {
   { "begin_capture", "s:begin_capture([mode])", "starts capturing the stream's work into a graph" },
   { "end_capture", "s:end_capture()", "ends the capture, returning the Graph" },
   { "is_capturing", "s:is_capturing()", "whether the stream is capturing" },
+  { "auto_synchronize", "s:auto_synchronize()", "a `<close>` scope that waits for the stream when it ends (Numba's)" },
+} }
+
+section { title = "AutoSynchronize", class = "AutoSynchronize", entries = {
+  { "close", "scope:close()", "waits for the stream (what `<close>` does); a second close does nothing" },
 } }
 
 section { title = "Event", class = "Event", entries = {
@@ -455,6 +460,7 @@ section { title = "RawModule", class = "RawModule", entries = {
 section { title = "RawKernel", class = "RawKernel", intro =
   "Called as `k(grid, block, args[, {shared_mem =, stream =}])`; fields `attributes`, `max_dynamic_shared_size_bytes`.",
   entries = {
+  { "compile", "k:compile()", "compiles for the current device now, without launching; returns the kernel" },
   { "free", "k:free()", "unloads the kernel" },
 } }
 
