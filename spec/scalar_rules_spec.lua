@@ -17,10 +17,18 @@ describe("a Lua integer out of a dtype's range", function()
       H.raises("ValueError", function() a[xp.array({ 1, 3 })] = -1 end)
       H.raises("ValueError", function() a[{ { 1, 3 } }] = { 1, 2, 300 } end)
       H.raises("ValueError", function() xp.put(a, { 1 }, 300) end)
+      H.raises("ValueError", function() xp.put(a, { 1, 2 }, { 1, 300 }) end)
       H.raises("ValueError", function() xp.full_like(a, 256) end)
       H.raises("ValueError", function() xp.asarray({ { 1 }, { -129 } }, "int8") end)
       H.raises("ValueError", function() a.T:fill(-1) end)
       assert.same({ 0, 0, 0 }, values(a)) -- nothing written
+      -- 0-d and empty arrays: the value is converted before anything is written, as NumPy's
+      local z = xp.zeros({}, "int16")
+      H.raises("ValueError", function() z[{}] = 40000 end)
+      H.raises("ValueError", function() xp.zeros({ 0 }, "uint8"):fill(256) end)
+      H.raises("ValueError", function() xp.array(128, "int8") end)
+      H.raises("ValueError", function() xp.array({}, "int8"):fill(-129) end)
+      assert.equal(0, z:item())
     end)
 
     b.it("names the value and the dtype, as NumPy's OverflowError", function()
