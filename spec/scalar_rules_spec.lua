@@ -52,6 +52,13 @@ describe("a Lua integer out of a dtype's range", function()
     k(-128, y)
     assert.same({ -128, -128 }, values(y))
   end)
+
+  H.gpu_it("is a ValueError as a ReductionKernel's typed argument", function()
+    local k = cuarr.ReductionKernel("T x, int8 s", "T y", "x * s", "a + b", "y = a", "0",
+      "scalars_rule_reduction")
+    H.raises("ValueError", function() return k(cuarr.ones(3, "float32"), 300) end)
+    assert.equal(-6.0, k(cuarr.ones(3, "float32"), -2):item())
+  end)
 end)
 
 describe("uint64 elements from 2^63 on", function()
