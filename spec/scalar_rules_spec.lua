@@ -83,6 +83,12 @@ describe("uint64 elements from 2^63 on", function()
         tostring(xp.array({ 0xFFFFFFFFFFFFFFFF, 1 << 63 }, "uint64"):get()))
       assert.equal(-1, xp.full({ 1 }, -1, "uint64")[1])
       assert.equal(-1, a:max():item()) -- 2^64 - 1
+      -- in arithmetic and comparisons a Lua integer keeps its value (NumPy's); an element
+      -- compares through an array
+      assert.same({ true, true, true, true, true, true }, values(a:gt(-1)))
+      H.raises("ValueError", function() return a + (-1) end)
+      assert.same({ true, false, false, false, false, false },
+        values(a:eq(xp.full({}, a[1], "uint64"))))
       local v = a[{ { 2, 3 } }] -- a view
       v[1] = v[2]
       assert.equal(0x8000000000000001, a[2])
