@@ -188,13 +188,15 @@ describe("indexing", function()
         a[2] = -2.9
         a[3] = 1000.0
         a[4] = 0 / 0
-        a[5] = 300 -- integers wrap
+        a[5] = -128
         a[6] = true
-        check_equal(a:totable(), { 2, -2, 127, 0, 44, 1 })
+        H.raises("ValueError", function() a[5] = 300 end) -- integers must fit
+        check_equal(a:totable(), { 2, -2, 127, 0, -128, 1 })
         local u = xp.zeros(3, "uint16")
         u[1] = -1.5
-        u[2] = -1
+        u[2] = 65535
         u[3] = 1e6
+        H.raises("ValueError", function() u[2] = -1 end)
         check_equal(u:totable(), { 0, 65535, 65535 })
         local f = xp.zeros(3, "float32")
         f[1] = 0.1

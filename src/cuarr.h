@@ -120,6 +120,17 @@ typedef struct cuarr_scalar {
 CUARR_API void cuarr_scalar_store(cuarr_scalar s, cuarr_dtype to, void *out);
 /* Read the element of dtype d at p. */
 CUARR_API cuarr_scalar cuarr_scalar_load(const void *p, cuarr_dtype d);
+/* The one range rule for a scalar given as an element of dtype `to` (a Lua number written into
+ * an array: creation, fill, assignment, arange, kernel arguments): an integer scalar that `to`,
+ * an integer dtype, cannot hold is CUARR_VALUE_ERROR ("integer 300 out of bounds for int8"), as
+ * NumPy 2 refuses it; a signed scalar is always a uint64's 64 bits (-1 is 2^64 - 1, which is
+ * how a uint64 element reads back).  Float scalars (saturating into integers) and float or bool
+ * dtypes are not checked. */
+CUARR_API cuarr_status cuarr_scalar_check_element(cuarr_scalar s, cuarr_dtype to);
+/* An integer scalar against an integer dtype's range by value: -1 below it, +1 above, 0 in. */
+CUARR_API int cuarr_scalar_range_side(cuarr_scalar s, cuarr_dtype d);
+/* The ValueError of an integer scalar out of d's range, naming both. */
+CUARR_API cuarr_status cuarr_scalar_out_of_bounds(cuarr_scalar s, cuarr_dtype d);
 
 /* ---------------------------------------------------------------- streams and events */
 

@@ -119,7 +119,7 @@ return function(M, cpu, core)
     local n = idx.size
     local v = values
     if type(values) == "table" and not is_array(values) then
-      v = cpu.array(values)
+      v = cpu.array(values, a.dtype) -- NumPy converts the values to a.dtype
     end
     if is_array(v) then
       v = ravel(v)

@@ -156,6 +156,28 @@ static uint16_t half_of_double(double x) {
   return h;
 }
 
+/* The one range rule for a scalar that becomes an element (cuarr_scalar_check_element). */
+static void test_element_range(void) {
+  cuarr_scalar i300 = {.dtype = CUARR_INT64, .v.i = 300}, m1 = {.dtype = CUARR_INT64, .v.i = -1};
+  cuarr_scalar big = {.dtype = CUARR_UINT64, .v.u = UINT64_MAX}, f = f64(1e30);
+  CHECK(cuarr_scalar_check_element(i300, CUARR_INT8) == CUARR_VALUE_ERROR &&
+            strcmp(cuarr_last_error(), "integer 300 out of bounds for int8") == 0,
+        "300 is out of int8's range, and the message names both");
+  CHECK(cuarr_scalar_check_element(i300, CUARR_INT16) == CUARR_OK &&
+            cuarr_scalar_check_element(m1, CUARR_INT8) == CUARR_OK,
+        "in range: no error");
+  CHECK(cuarr_scalar_check_element(m1, CUARR_UINT32) == CUARR_VALUE_ERROR &&
+            cuarr_scalar_check_element(m1, CUARR_UINT64) == CUARR_OK,
+        "-1: refused by uint32, uint64's bits 2^64 - 1");
+  CHECK(cuarr_scalar_check_element(big, CUARR_INT64) == CUARR_VALUE_ERROR &&
+            cuarr_scalar_check_element(big, CUARR_UINT64) == CUARR_OK,
+        "an unsigned scalar by its value");
+  CHECK(cuarr_scalar_check_element(f, CUARR_INT8) == CUARR_OK &&
+            cuarr_scalar_check_element(i300, CUARR_FLOAT16) == CUARR_OK &&
+            cuarr_scalar_check_element(i300, CUARR_BOOL) == CUARR_OK,
+        "floats saturate, float and bool dtypes are not checked");
+}
+
 static void test_half(void) {
   CHECK(cuarr_float_to_half(1.0f) == 0x3c00 && cuarr_half_to_float(0x3c00) == 1.0f, "half 1.0");
   CHECK(cuarr_float_to_half(65504.0f) == 0x7bff && cuarr_half_to_float(0x7bff) == 65504.0f,
@@ -880,6 +902,7 @@ static void test_fills(void) {
 int main(void) {
   test_dtypes();
   test_half();
+  test_element_range();
   test_casts();
   test_all_pairs();
   test_shapes();

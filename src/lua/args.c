@@ -193,6 +193,13 @@ bool cuarr_lua_to_scalar(lua_State *L, int idx, cuarr_scalar *out) {
   }
 }
 
+bool cuarr_lua_to_element(lua_State *L, int idx, cuarr_dtype to, cuarr_scalar *out) {
+  if (!cuarr_lua_to_scalar(L, idx, out))
+    return false;
+  CUARR_LUA_TRY(L, cuarr_scalar_check_element(*out, to));
+  return true;
+}
+
 const char *cuarr_lua_opt_string_field(lua_State *L, int idx, const char *name) {
   cuarr_lua_check_stack(L, 1);
   int t = cuarr_lua_get_option(L, idx, name);

@@ -51,6 +51,9 @@ cuarr_dtype cuarr_lua_opt_dtype(lua_State *L, int idx, cuarr_dtype def);
 int cuarr_lua_check_shape(lua_State *L, int idx, int64_t *shape);
 /* A Lua number/boolean as a scalar (integers int64, floats float64, booleans bool). */
 bool cuarr_lua_to_scalar(lua_State *L, int idx, cuarr_scalar *out);
+/* The same, for a value that becomes an element of dtype `to`: a Lua integer `to` cannot hold
+ * is a ValueError (cuarr_scalar_check_element, the one rule). */
+bool cuarr_lua_to_element(lua_State *L, int idx, cuarr_dtype to, cuarr_scalar *out);
 
 /* The most NVRTC options a user kernel takes from Lua: the binding reads them into a list on the
  * stack, and refuses more (a ValueError) rather than dropping any; the core has no limit. */

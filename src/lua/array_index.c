@@ -187,7 +187,7 @@ int cuarr_lua_fancy_get(lua_State *L) {
 const cuarr_array *cuarr_lua_index_values(lua_State *L, cuarr_lua_state *S, int idx, int device,
                                           cuarr_dtype dtype) {
   cuarr_scalar value;
-  if (cuarr_lua_to_scalar(L, idx, &value)) {
+  if (cuarr_lua_to_element(L, idx, dtype, &value)) {
     cuarr_array *v = cuarr_lua_new_array(L, S, device, dtype, 0, NULL, false);
     CUARR_LUA_TRY(L, cuarr_fill(cuarr_lua_context(S, device), v, value));
     return v;

@@ -3,7 +3,9 @@
  *
  * Lua integers become int64, Lua floats the default float dtype (float64 unless
  * cuarr.set_default_dtype said otherwise), booleans bool; a table mixing them takes the widest
- * kind, as NumPy's array() does.  uint64 values beyond Lua's integers come back as floats.
+ * kind, as NumPy's array() does.  With a dtype given, a Lua integer it cannot hold is a
+ * ValueError (cuarr_lua_to_element).  A uint64 element comes back as the Lua integer of its 64
+ * bits (2^64 - 1 is -1), which writes it back unchanged.
  */
 #include <string.h>
 #include <unistd.h>
@@ -19,12 +21,7 @@ static void push_scalar(lua_State *L, cuarr_scalar s) {
   case CUARR_UINT8:
   case CUARR_UINT16:
   case CUARR_UINT32:
-  case CUARR_UINT64:
-    if (s.v.u > (uint64_t)INT64_MAX)
-      lua_pushnumber(L, (lua_Number)s.v.u);
-    else
-      lua_pushinteger(L, (lua_Integer)s.v.u);
-    break;
+  case CUARR_UINT64: lua_pushinteger(L, (lua_Integer)s.v.u); break; /* wraps past 2^63 */
   default: lua_pushinteger(L, s.v.i); break;
   }
 }
@@ -204,7 +201,7 @@ static void widen(lua_State *L, conversion *c, cuarr_dtype d) {
 static void store_leaf(lua_State *L, conversion *c, int idx) {
   if (c->dtype >= 0) {
     cuarr_scalar s;
-    if (!cuarr_lua_to_scalar(L, idx, &s))
+    if (!cuarr_lua_to_element(L, idx, (cuarr_dtype)c->dtype, &s))
       fail_element(L, idx);
     cuarr_scalar_store(s, (cuarr_dtype)c->dtype, c->p);
     c->p += c->itemsize;

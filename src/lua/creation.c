@@ -23,16 +23,23 @@ static const char *const SHAPED_KEYS[] = {"dtype", "pinned", "order", NULL};
 static const char *const RANGE_KEYS[] = {"dtype", "pinned", NULL};
 static const char *const LINSPACE_KEYS[] = {"dtype", "pinned", "endpoint", NULL};
 
+/* The first argument from idx on that is not an explicit nil followed by more arguments: a
+ * positional nil means "the default" (eye(3, nil, nil, "float64"), zeros(n, nil, opts)). */
+static int skip_nils(lua_State *L, int idx) {
+  while (lua_isnil(L, idx) && lua_gettop(L) > idx)
+    idx++;
+  return idx;
+}
+
 /* The optional trailing arguments from idx on: a dtype string and/or an options table
  * ({dtype=, pinned=, ...}) whose keys are among `keys`.  Returns the options table's index (0
  * when none). */
 static int tail_args(lua_State *L, int idx, int *dtype, const char *fn, const char *const *keys) {
   int opts = 0;
+  idx = skip_nils(L, idx);
   if (lua_type(L, idx) == LUA_TSTRING) {
     *dtype = (int)cuarr_lua_check_dtype(L, idx);
-    idx++;
-  } else if (lua_isnil(L, idx) && lua_gettop(L) > idx) {
-    idx++; /* an explicit nil dtype before an options table */
+    idx = skip_nils(L, idx + 1);
   }
   if (lua_type(L, idx) == LUA_TTABLE) {
     opts = idx;
@@ -128,7 +135,9 @@ static int l_full(lua_State *L) {
     return cuarr_lua_error(L, CUARR_TYPE_ERROR,
                            "full: the fill value must be a number or boolean, got %s",
                            luaL_typename(L, 2));
-  fill(L, create(L, 3, (int)dtype_of_value(CUARR_LUA_STATE(L), v), "full"), v);
+  cuarr_array *r = create(L, 3, (int)dtype_of_value(CUARR_LUA_STATE(L), v), "full");
+  cuarr_lua_to_element(L, 2, r->dtype, &v);
+  fill(L, r, v);
   return 1;
 }
 
@@ -167,12 +176,25 @@ static int l_full_like(lua_State *L) {
     return cuarr_lua_error(L, CUARR_TYPE_ERROR,
                            "full_like: the fill value must be a number or boolean, got %s",
                            luaL_typename(L, 2));
-  fill(L, create_like(L, 3, "full_like"), v);
+  cuarr_array *r = create_like(L, 3, "full_like");
+  cuarr_lua_to_element(L, 2, r->dtype, &v);
+  fill(L, r, v);
   return 1;
 }
 
 /* Whether x truncates to an int64 (NaN does not). */
 static bool fits_int64(double x) { return x >= -0x1p63 && x < 0x1p63; }
+
+/* The elements an integer arange's dtype must hold, as NumPy 2 checks them: its first two
+ * (start and start + step, which are between start and stop, so computed without overflow);
+ * later ones wrap as NumPy's do. */
+static void check_first_two(lua_State *L, cuarr_scalar start, cuarr_scalar step, int64_t n,
+                            cuarr_dtype dtype) {
+  if (n >= 1)
+    CUARR_LUA_TRY(L, cuarr_scalar_check_element(start, dtype));
+  if (n >= 2)
+    CUARR_LUA_TRY(L, cuarr_scalar_check_element(scalar_int(start.v.i + step.v.i), dtype));
+}
 
 /* arange([start, ]stop[, step][, dtype]) -- values as NumPy's: start, start+step, ... < stop. */
 static int l_arange(lua_State *L) {
@@ -212,6 +234,7 @@ static int l_arange(lua_State *L) {
     }
     start = scalar_int(a);
     step = scalar_int(st);
+    check_first_two(L, start, step, n, (cuarr_dtype)dtype);
   } else {
     double a = nnum >= 2 ? lua_tonumber(L, 1) : 0;
     double b = nnum >= 2 ? lua_tonumber(L, 2) : lua_tonumber(L, 1);

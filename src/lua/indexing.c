@@ -250,7 +250,7 @@ int cuarr_lua_array_newindex(lua_State *L) {
     return cuarr_lua_fancy_set(L);
   int dev = cuarr_array_device(dst);
   cuarr_scalar value;
-  if (cuarr_lua_to_scalar(L, 3, &value)) {
+  if (cuarr_lua_to_element(L, 3, dst->dtype, &value)) {
     CUARR_LUA_TRY(L, cuarr_fill(cuarr_lua_context(S, dev), dst, value));
     return 0;
   }

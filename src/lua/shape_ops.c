@@ -314,7 +314,7 @@ static int array_fill(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
   cuarr_scalar v;
-  if (!cuarr_lua_to_scalar(L, 2, &v))
+  if (!cuarr_lua_to_element(L, 2, a->dtype, &v))
     return cuarr_lua_error(L, CUARR_TYPE_ERROR,
                            "fill: the value must be a number or boolean, got %s",
                            luaL_typename(L, 2));

@@ -1,6 +1,7 @@
 /*
  * dtype.c -- the twelve dtypes: sizes, names, CUDA C type names, predicates, float16, and
- * storing and loading typed scalars with cuarr's casting rules (array/cast.h holds the rules).
+ * storing and loading typed scalars with cuarr's casting rules (array/cast.h holds the rules),
+ * and the one range rule for a scalar (a Lua number) that becomes an element.
  */
 #include <string.h>
 
@@ -101,4 +102,36 @@ cuarr_scalar cuarr_scalar_load(const void *p, cuarr_dtype d) {
   case CUARR_NDTYPES: break;
   }
   return s;
+}
+
+int cuarr_scalar_range_side(cuarr_scalar s, cuarr_dtype d) {
+  int bits = (int)cuarr_dtype_size(d) * 8;
+  if (cuarr_dtype_is_signed(d)) {
+    int64_t lo = bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1)), hi = -(lo + 1);
+    if (cuarr_dtype_is_unsigned(s.dtype))
+      return s.v.u > (uint64_t)hi ? 1 : 0;
+    return s.v.i < lo ? -1 : s.v.i > hi ? 1 : 0;
+  }
+  uint64_t hi = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+  if (cuarr_dtype_is_unsigned(s.dtype))
+    return s.v.u > hi ? 1 : 0;
+  return s.v.i < 0 ? -1 : (uint64_t)s.v.i > hi ? 1 : 0;
+}
+
+cuarr_status cuarr_scalar_out_of_bounds(cuarr_scalar s, cuarr_dtype d) {
+  if (cuarr_dtype_is_unsigned(s.dtype))
+    return cuarr_fail(CUARR_VALUE_ERROR, "integer %llu out of bounds for %s",
+                      (unsigned long long)s.v.u, cuarr_dtype_name(d));
+  return cuarr_fail(CUARR_VALUE_ERROR, "integer %lld out of bounds for %s", (long long)s.v.i,
+                    cuarr_dtype_name(d));
+}
+
+cuarr_status cuarr_scalar_check_element(cuarr_scalar s, cuarr_dtype to) {
+  if (!cuarr_dtype_is_integer(s.dtype) || !cuarr_dtype_is_integer(to))
+    return CUARR_OK; /* floats saturate, bool is (x != 0), float dtypes round (to inf) */
+  /* A signed integer is a uint64 element's 64 bits: the way an element >= 2^63, which reads
+   * back as a negative Lua integer, is written again (as Lua's 0xFFFFFFFFFFFFFFFF is -1). */
+  if (to == CUARR_UINT64 && cuarr_dtype_is_signed(s.dtype))
+    return CUARR_OK;
+  return cuarr_scalar_range_side(s, to) == 0 ? CUARR_OK : cuarr_scalar_out_of_bounds(s, to);
 }

@@ -79,7 +79,7 @@ static bool scalars_fit(const cuarr_uf_resolved *r, int nin, const cuarr_operand
   for (int i = 0; i < nin; i++) {
     const cuarr_operand *a = &in[i];
     if (!a->array && cuarr_dtype_is_integer(a->scalar.dtype) && cuarr_dtype_is_integer(r->in[i]) &&
-        cuarr_uf_int_side(a->scalar, r->in[i]) != 0)
+        cuarr_scalar_range_side(a->scalar, r->in[i]) != 0)
       return false;
   }
   return true;

@@ -188,20 +188,6 @@ static cuarr_status choose_loop(const cuarr_ufunc *u, const cuarr_operand *in,
 
 /* ---- step 3 */
 
-int cuarr_uf_int_side(cuarr_scalar s, cuarr_dtype d) {
-  int bits = (int)cuarr_dtype_size(d) * 8;
-  if (cuarr_dtype_is_signed(d)) {
-    int64_t lo = bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1)), hi = -(lo + 1);
-    if (cuarr_dtype_is_unsigned(s.dtype))
-      return s.v.u > (uint64_t)hi ? 1 : 0;
-    return s.v.i < lo ? -1 : s.v.i > hi ? 1 : 0;
-  }
-  uint64_t hi = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
-  if (cuarr_dtype_is_unsigned(s.dtype))
-    return s.v.u > hi ? 1 : 0;
-  return s.v.i < 0 ? -1 : (uint64_t)s.v.i > hi ? 1 : 0;
-}
-
 /* The dtype's minimum (side < 0) or maximum (side > 0) as a scalar of that dtype. */
 static cuarr_scalar range_end(cuarr_dtype d, int side) {
   cuarr_scalar s = {.dtype = d};
@@ -241,14 +227,6 @@ static cuarr_uf_id clamped_op(cuarr_uf_id id, int side) {
   }
 }
 
-static cuarr_status out_of_bounds(cuarr_scalar s, cuarr_dtype d) {
-  if (cuarr_dtype_is_unsigned(s.dtype))
-    return cuarr_fail(CUARR_VALUE_ERROR, "integer %llu out of bounds for %s",
-                      (unsigned long long)s.v.u, cuarr_dtype_name(d));
-  return cuarr_fail(CUARR_VALUE_ERROR, "integer %lld out of bounds for %s", (long long)s.v.i,
-                    cuarr_dtype_name(d));
-}
-
 /* Input i is a weak integer that does not fit r->in[i] (side says which way). */
 static cuarr_status weak_out_of_range(const cuarr_ufunc *u, int i, cuarr_scalar *s, int side,
                                       cuarr_uf_resolved *r) {
@@ -268,7 +246,7 @@ static cuarr_status weak_out_of_range(const cuarr_ufunc *u, int i, cuarr_scalar 
     *s = range_end(d, side); /* no bound on that side */
     return CUARR_OK;
   }
-  return out_of_bounds(*s, d);
+  return cuarr_scalar_out_of_bounds(*s, d);
 }
 
 /* The loop chosen for (ufunc, effective input dtypes), remembered per thread: the search
@@ -316,7 +294,7 @@ cuarr_status cuarr_uf_resolve(const cuarr_ufunc *u, const cuarr_operand *in,
     cuarr_scalar s = in[i].scalar;
     cuarr_dtype d = r->in[i];
     if (is_weak(&in[i]) && cuarr_dtype_is_integer(s.dtype) && cuarr_dtype_is_integer(d)) {
-      int side = cuarr_uf_int_side(s, d);
+      int side = cuarr_scalar_range_side(s, d);
       if (side != 0)
         CUARR_TRY(weak_out_of_range(u, i, &s, side, r));
     }

@@ -187,8 +187,6 @@ typedef struct cuarr_uf_resolved {
 
 cuarr_status cuarr_uf_resolve(const cuarr_ufunc *u, const cuarr_operand *in,
                               cuarr_dtype weak_float_dtype, cuarr_uf_resolved *r);
-/* An integer scalar against an integer dtype's range: -1 below it, +1 above, 0 inside. */
-int cuarr_uf_int_side(cuarr_scalar s, cuarr_dtype d);
 
 /* ---- call.c */
 /* The device kernel's operands for a resolved call: in0, in1, in2 (arrays or the converted

@@ -149,6 +149,11 @@ cuarr_status cuarr_elementwise_kernel_call(cuarr_context *ctx, cuarr_elementwise
   cuarr_dtype types[CUARR_EW_MAX_OPERANDS];
   CUARR_TRY(cuarr_kp_bind_types(k->name, k->params, k->nin, k->nin + k->nout, in, weak_float_dtype,
                                 &b, types));
+  /* A Lua number becomes its parameter's type: one that type cannot hold is refused, as
+   * everywhere a Lua number meets a dtype. */
+  for (int j = 0; j < k->nin; j++)
+    if (!in[j].array && in[j].weak)
+      CUARR_TRY(cuarr_scalar_check_element(in[j].scalar, types[j]));
 
   /* The loop's shape: the non-raw arrays broadcast together (given outputs too, as CuPy), or
    * `size` when there are none. */

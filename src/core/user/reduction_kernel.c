@@ -152,6 +152,11 @@ static cuarr_status bind(const cuarr_reduction_kernel *k, const cuarr_operand *i
     CUARR_TRY(cuarr_kp_bind_array(&ins[j], in[j].array, &b));
   }
   CUARR_TRY(cuarr_kp_bind_types(k->name, k->params, k->nin, k->nin + 1, in, weak_float, &b, types));
+  /* A Lua number becomes its parameter's type: one that type cannot hold is refused, as
+   * everywhere a Lua number meets a dtype. */
+  for (int j = 0; j < k->nin; j++)
+    if (!in[j].array && in[j].weak)
+      CUARR_TRY(cuarr_scalar_check_element(in[j].scalar, types[j]));
   *reduce = k->reduce_type_given ? cuarr_kp_type_of(&k->reduce_type, &b) : (int)types[k->nin];
   if (*reduce < 0)
     return cuarr_fail(CUARR_TYPE_ERROR, "kernel %s: cannot determine the reduce type %s", k->name,
