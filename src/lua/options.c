@@ -156,8 +156,11 @@ int cuarr_lua_has_string_key(lua_State *L, int idx) {
 
 int cuarr_lua_l_near_key(lua_State *L) {
   size_t len;
-  const char *key = luaL_checklstring(L, 1, &len);
-  luaL_checktype(L, 2, LUA_TTABLE);
+  const char *key = cuarr_lua_check_string(L, 1, "key");
+  len = lua_rawlen(L, 1);
+  if (lua_type(L, 2) != LUA_TTABLE)
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "argument #2 (keys) must be a table, got %s",
+                           luaL_typename(L, 2));
   cuarr_lua_push_near_key(L, key, len, 2, 2);
   return 1;
 }
