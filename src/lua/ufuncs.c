@@ -329,6 +329,49 @@ static int l_fuse_key(lua_State *L) {
 }
 
 /* The array's operators and ufunc methods, then every ufunc in the module and in cuarr.cpu. */
+/* result_type(...): NumPy's result_type of arrays (their dtypes), dtype names and Lua numbers
+ * (weak), all at once (cuarr_result_type).  It depends only on which (dtype, weak) pairs occur,
+ * so at most 2 * CUARR_NDTYPES distinct ones go to the core however many arguments there are. */
+static int l_result_type(lua_State *L) {
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  const int n = lua_gettop(L);
+  if (n == 0)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                           "result_type: at least one array or dtype is required");
+  bool seen[2][CUARR_NDTYPES] = {{false}};
+  cuarr_dtype dtypes[2 * CUARR_NDTYPES];
+  bool weak[2 * CUARR_NDTYPES];
+  int count = 0;
+  for (int i = 1; i <= n; i++) {
+    cuarr_array *a = cuarr_lua_to_array_in(L, S, i);
+    cuarr_scalar scalar;
+    cuarr_dtype d;
+    bool w = false;
+    if (a) {
+      d = cuarr_lua_check_live(L, a)->dtype;
+    } else if (lua_type(L, i) == LUA_TSTRING) {
+      d = cuarr_lua_check_dtype(L, i);
+    } else if (cuarr_lua_to_scalar(L, i, &scalar)) {
+      d = scalar.dtype;
+      w = true;
+    } else {
+      return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                             "result_type: argument #%d must be an array, a dtype or a number, "
+                             "got %s",
+                             i, luaL_typename(L, i));
+    }
+    if (!seen[w][d]) {
+      dtypes[count] = d;
+      weak[count++] = w;
+    }
+    seen[w][d] = true;
+  }
+  cuarr_dtype result;
+  CUARR_LUA_TRY(L, cuarr_result_type(count, dtypes, weak, S->default_float, &result));
+  lua_pushstring(L, cuarr_dtype_name(result));
+  return 1;
+}
+
 void cuarr_lua_open_ufuncs(lua_State *L, const cuarr_lua_module *m) {
   luaL_getmetatable(L, CUARR_LUA_ARRAY_MT);
   set_array_ufuncs(L, m->state, lua_gettop(L));
@@ -343,6 +386,9 @@ void cuarr_lua_open_ufuncs(lua_State *L, const cuarr_lua_module *m) {
                                       {"fuse_key", l_fuse_key},
                                       {NULL, NULL}};
   cuarr_lua_set_functions(L, m, m->functions, internal);
+  static const luaL_Reg public[] = {{"result_type", l_result_type}, {NULL, NULL}};
+  cuarr_lua_set_functions(L, m, m->functions, public);
+  cuarr_lua_set_functions(L, m, m->cpu, public);
   /* The scalar functions' source, the preamble of a fused kernel as of the ufuncs' own, and
    * the NaN-aware max/min a fused max/min reduction folds with. */
   lua_pushstring(L, cuarr_kernel_source_ufunc_math_cuh);
