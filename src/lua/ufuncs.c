@@ -370,7 +370,6 @@ static int l_fuse_key(lua_State *L) {
   return 1;
 }
 
-/* The array's operators and ufunc methods, then every ufunc in the module and in cuarr.cpu. */
 /* result_type(...): NumPy's result_type of arrays (their dtypes), dtype names and Lua numbers
  * (weak), all at once (cuarr_result_type).  It depends only on which (dtype, weak) pairs occur,
  * so at most 2 * CUARR_NDTYPES distinct ones go to the core however many arguments there are. */
@@ -414,6 +413,7 @@ static int l_result_type(lua_State *L) {
   return 1;
 }
 
+/* The array's operators and ufunc methods, then every ufunc in the module and in cuarr.cpu. */
 void cuarr_lua_open_ufuncs(lua_State *L, const cuarr_lua_module *m) {
   luaL_getmetatable(L, CUARR_LUA_ARRAY_MT);
   set_array_ufuncs(L, m->state, lua_gettop(L));
