@@ -64,6 +64,13 @@ local function inputs(name, nin, dt)
     if name == "left_shift" or name == "right_shift" then kinds[2] = "shift" end
     local t = {}
     for k = 1, nin do t[k] = R.int_values(rng, dt, N, kinds[k]) end
+    if name == "power" then
+      -- a negative exponent is NumPy's ValueError on the host (numerics_spec.lua has it, and
+      -- the device's unchecked results): here its non-negative mirror, -(e + 1)
+      for k, e in ipairs(t[2]) do
+        if R.SIGNED[dt] and e < 0 then t[2][k] = -(e + 1) end
+      end
+    end
     return t
   end
   if not R.is_exact(name) then

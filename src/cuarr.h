@@ -481,6 +481,13 @@ CUARR_API cuarr_status cuarr_fill_linear(cuarr_context *ctx, const cuarr_array *
 CUARR_API cuarr_status cuarr_promote(cuarr_dtype a, bool a_weak, cuarr_dtype b, bool b_weak,
                                      cuarr_dtype weak_float_dtype, cuarr_dtype *out);
 
+/* NumPy 2's result_type of n >= 1 operands at once (not folded pairwise, which depends on their
+ * order: uint8, int8, float16 is float16).  weak[i] (weak may be NULL: none) marks a Lua number,
+ * as in cuarr_promote.  Every n-ary operation (ufuncs, concatenate and the stacks, select)
+ * takes its dtype here. */
+CUARR_API cuarr_status cuarr_result_type(int n, const cuarr_dtype *dtypes, const bool *weak,
+                                         cuarr_dtype weak_float_dtype, cuarr_dtype *out);
+
 /* ---------------------------------------------------------------- elementwise operations */
 
 /* An operand of an elementwise call: an array, or a scalar broadcast everywhere.  A weak

@@ -156,6 +156,16 @@ return function(M, cpu, core)
     local dtype = is_float(a.dtype) and a.dtype or "float64"
     local edges = xp_of(a).linspace(lo, hi, n + 1)
     if dtype ~= "float64" then edges = edges:astype(dtype) end
+    -- NumPy's check that every bin has a width: a range too narrow to widen (2^62 +- 0.5 is
+    -- 2^62 in float64) gives equal edges.  Made on host edges, so a device call reads nothing
+    -- back.
+    local host = xp_of(a) == cpu and edges
+      or cpu.linspace(lo, hi, n + 1):astype(dtype)
+    local widths = cpu.subtract(host[{ { 2, n + 1 } }], host[{ { 1, n } }])
+    if not (cpu.min(widths):item() > 0) then
+      raise("ValueError", fmt("Too many bins for data range. Cannot create %d finite-sized bins.",
+        n))
+    end
     -- The rounded ends, as the kernel compares them: rounded on the host, no read-back.
     local ends = cpu.array({ lo, hi })
     if dtype ~= "float64" then ends = ends:astype(dtype):astype("float64") end

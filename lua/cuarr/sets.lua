@@ -93,16 +93,11 @@ return function(M, cpu, core)
 
   -- ---------------------------------------------------------------- intersect1d
 
-  -- The promoted dtype of two arrays (NumPy's result_type): concatenate's, on empty pieces.
-  local function promoted(xp, a, b)
-    return xp.concatenate({ xp.empty({ 0 }, a.dtype), xp.empty({ 0 }, b.dtype) }).dtype
-  end
-
   local function intersect1d(xp, a, b, opts, ...)
     max_args("intersect1d", 3, a, b, opts, ...)
     a, b, xp = operands(xp, "intersect1d", a, b)
     opts = options("intersect1d", opts, { "assume_unique", "return_indices" }, 3)
-    local dtype = promoted(xp, a, b)
+    local dtype = xp.result_type(a, b)
     if not opts.return_indices then
       local u1, u2 = sorted_set(a, opts.assume_unique), sorted_set(b, opts.assume_unique)
       local common = xp.extract(member(xp, u1, u2), u1)

@@ -277,9 +277,18 @@ return function(M, cpu, core)
       raise("TypeError", fmt("select: default must be an array or a number, got %s",
         type(default)))
     end
-    local result = default
+    -- the result type of every choice and the default at once (NumPy's result_type): where
+    -- folded pairwise would depend on their order; each array choice is cast to it first
+    local args = { default }
+    for i = 1, n do args[i + 1] = choices[i] end
+    local dtype = xp.result_type(table.unpack(args, 1, n + 1))
+    local function as_result(c)
+      if is_array(c) and c.dtype ~= dtype then return c:astype(dtype) end
+      return c
+    end
+    local result = as_result(default)
     for i = n, 1, -1 do
-      result = xp.where(conds[i], choices[i], result)
+      result = xp.where(conds[i], as_result(choices[i]), result)
     end
     return result
   end

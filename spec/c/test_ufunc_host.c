@@ -1985,6 +1985,42 @@ static void test_promote_weak(void) {
         "invalid dtypes are a ValueError");
 }
 
+static cuarr_dtype result3(cuarr_dtype a, cuarr_dtype b, cuarr_dtype c) {
+  const cuarr_dtype d[3] = {a, b, c};
+  cuarr_dtype out = CUARR_NDTYPES;
+  cuarr_result_type(3, d, NULL, CUARR_FLOAT64, &out);
+  return out;
+}
+
+/* result_type of many operands is NumPy's, all at once: not a pairwise fold, so the same in
+ * every order (spec/numpy_numerics_spec.lua checks it against NumPy's recorded answers). */
+static void test_result_type(void) {
+  CHECK(result3(CUARR_UINT8, CUARR_INT8, CUARR_FLOAT16) == CUARR_FLOAT16 &&
+            result3(CUARR_INT8, CUARR_FLOAT16, CUARR_UINT8) == CUARR_FLOAT16,
+        "uint8, int8, float16 -> float16 in any order");
+  CHECK(result3(CUARR_UINT16, CUARR_INT8, CUARR_FLOAT16) == CUARR_FLOAT32,
+        "uint16, int8, float16 -> float32");
+  CHECK(result3(CUARR_UINT8, CUARR_INT8, CUARR_UINT16) == CUARR_INT32,
+        "integers alone fold pairwise");
+  int bad = 0;
+  for (int a = 0; a < CUARR_NDTYPES; a++)
+    for (int b = 0; b < CUARR_NDTYPES; b++)
+      for (int c = 0; c < CUARR_NDTYPES; c++) {
+        cuarr_dtype r = result3(a, b, c);
+        bad += r != result3(b, c, a) || r != result3(c, a, b) || r != result3(b, a, c);
+        cuarr_dtype pair = promote(a, false, b, false, CUARR_FLOAT64);
+        bad += result3(a, b, b) != pair; /* two distinct operands: promote_types */
+      }
+  CHECK(bad == 0, "result_type is order-free over all 1728 triples and promote_types on pairs");
+  const cuarr_dtype d[3] = {CUARR_INT8, CUARR_INT64, CUARR_FLOAT64};
+  const bool weak[3] = {false, true, true};
+  cuarr_dtype out;
+  CHECK(cuarr_result_type(3, d, weak, CUARR_FLOAT32, &out) == CUARR_OK && out == CUARR_FLOAT32,
+        "weak operands: int8 array, Lua integer and float -> the default float");
+  CHECK(cuarr_result_type(0, d, NULL, CUARR_FLOAT64, &out) == CUARR_VALUE_ERROR,
+        "no operands is a ValueError");
+}
+
 /* ---------------------------------------------------------------- type resolution */
 
 static void test_resolution_tables(void) {
@@ -2228,6 +2264,18 @@ static bool gives(const char *name, cuarr_dtype d, const char *a, const char *b,
   return ok;
 }
 
+/* power(a, b) on host arrays of dtype d must fail with NumPy's ValueError. */
+static bool negative_power_fails(cuarr_dtype d, const char *a, const char *b) {
+  cuarr_array x = host_from(d, a), y = host_from(d, b), out = {0};
+  cuarr_status s = call("power", &out, arr(&x), arr(&y), arr(&x));
+  bool ok = s == CUARR_VALUE_ERROR &&
+            strstr(cuarr_last_error(), "Integers to negative integer powers") != NULL;
+  cuarr_array_release(&out);
+  cuarr_array_release(&x);
+  cuarr_array_release(&y);
+  return ok;
+}
+
 /* Same with the second operand a weak integer. */
 static bool gives_weak(const char *name, cuarr_dtype d, const char *a, int64_t w, bool left,
                        const char *want) {
@@ -2259,9 +2307,13 @@ static void test_integer_edges(void) {
                   "-9223372036854775808") &&
             gives("remainder", CUARR_INT64, "-9223372036854775808 -7", "-1 -1", CUARR_INT64, "0 0"),
         "INT_MIN // -1 wraps to INT_MIN, INT_MIN % -1 is 0");
-  CHECK(gives("power", CUARR_INT32, "2 1 -1 -1 0 -3 2", "-1 -5 -3 -2 -1 -2 31", CUARR_INT32,
-              "0 1 -1 1 0 0 -2147483648"),
-        "integer power: negative exponents give 0 but for bases 1 and -1; overflow wraps");
+  CHECK(gives("power", CUARR_INT32, "2 1 -1 -1 0 -3 2", "0 5 3 2 1 2 31", CUARR_INT32,
+              "1 1 -1 1 0 9 -2147483648"),
+        "integer power: overflow wraps");
+  CHECK(negative_power_fails(CUARR_INT32, "2 1 -1", "1 -1 2") &&
+            negative_power_fails(CUARR_INT8, "2 3", "-1 -1") &&
+            negative_power_fails(CUARR_INT64, "-9223372036854775808", "-9223372036854775808"),
+        "integer power of a host array with a negative exponent: NumPy's ValueError");
   CHECK(gives("power", CUARR_UINT8, "2 3 0", "8 5 0", CUARR_UINT8, "0 243 1"),
         "uint8 power wraps; 0**0 is 1");
   CHECK(gives("remainder", CUARR_INT8, "-7 7 -7 7", "2 2 -2 -2", CUARR_INT8, "1 1 -1 -1") &&
@@ -2609,6 +2661,7 @@ int main(void) {
   test_registry();
   test_promote_table();
   test_promote_weak();
+  test_result_type();
   test_resolution_tables();
   test_weak_scalars();
   test_values();

@@ -301,11 +301,17 @@ static int l_linspace(lua_State *L) {
   }
   /* Integer and bool dtypes: a linear fill of those counts in integers (a fractional step
    * would be truncated first), so the values are computed in float64 and then converted with
-   * the casting rules, as NumPy's linspace(..., dtype=int) does. */
+   * the casting rules, as NumPy's linspace(..., dtype=int) does; for integer dtypes floored
+   * first, as NumPy 2's (linspace(4, -3, 5, "int32") is 4 2 0 -2 -3, -1.25 going to -2). */
+  cuarr_context *ctx = cuarr_lua_context(S, cuarr_array_device(r));
   cuarr_array *tmp = cuarr_lua_new_array(L, S, cuarr_array_device(r), CUARR_FLOAT64, 1, &n, false);
-  CUARR_LUA_TRY(L, cuarr_fill_linear(cuarr_lua_context(S, cuarr_array_device(r)), tmp, start, step,
-                                     endpoint && num > 1, stop));
-  CUARR_LUA_TRY(L, cuarr_copy(cuarr_lua_context(S, cuarr_array_device(r)), r, tmp));
+  CUARR_LUA_TRY(L, cuarr_fill_linear(ctx, tmp, start, step, endpoint && num > 1, stop));
+  if (cuarr_dtype_is_integer((cuarr_dtype)dtype)) {
+    cuarr_operand in = {.array = tmp};
+    CUARR_LUA_TRY(L, cuarr_ufunc_call(ctx, cuarr_ufunc_find("floor"), cuarr_array_device(r), &in,
+                                      CUARR_FLOAT64, tmp));
+  }
+  CUARR_LUA_TRY(L, cuarr_copy(ctx, r, tmp));
   lua_pop(L, 1); /* tmp; r is on top again */
   return 1;
 }

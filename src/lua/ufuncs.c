@@ -8,6 +8,7 @@
  * are read, the result userdata pushed, and cuarr_ufunc_call resolves dtypes, finds the kernel
  * in its cache and launches it.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,12 +44,51 @@ static const char *device_name(char *buf, size_t n, int device) {
   return buf;
 }
 
+/* clip(a, nil, hi) and clip(a, lo, nil): NumPy's None bound, no limit on that side.  A nil lower
+ * bound becomes a itself, which changes neither the result (max(a, a) is a, NaN included) nor
+ * the promotion (a is an operand already).  A nil upper bound (a stands in while the operands
+ * are read) becomes the top of what a and lo promote to, as a Lua number (weak, so the
+ * promotion stays): +inf for floats, true for bool, 2^64 - 1 for integers (beyond the range,
+ * it clamps: no bound).  Both nil: a copy, as NumPy 2 gives.  A bound left out (clip(a, 2))
+ * stays the TypeError of a missing argument, as NumPy's.  Returns whether the upper was nil. */
+static bool nil_bounds(lua_State *L) {
+  bool upper = lua_isnil(L, 3);
+  for (int k = 2; k <= 3; k++) {
+    if (lua_isnil(L, k)) {
+      lua_pushvalue(L, 1);
+      lua_replace(L, k);
+    }
+  }
+  return upper;
+}
+
+static void no_upper_bound(lua_State *L, const cuarr_lua_state *S, cuarr_operand *in) {
+  cuarr_dtype d[2];
+  bool weak[2];
+  for (int k = 0; k < 2; k++) {
+    d[k] = in[k].array ? in[k].array->dtype : in[k].scalar.dtype;
+    weak[k] = !in[k].array;
+  }
+  cuarr_dtype top;
+  CUARR_LUA_TRY(L, cuarr_result_type(2, d, weak, S->default_float, &top));
+  in[2].array = NULL;
+  in[2].weak = true;
+  if (cuarr_dtype_is_float(top))
+    in[2].scalar = (cuarr_scalar){.dtype = CUARR_FLOAT64, .v.f = HUGE_VAL};
+  else if (top == CUARR_BOOL)
+    in[2].scalar = (cuarr_scalar){.dtype = CUARR_BOOL, .v.b = true};
+  else
+    in[2].scalar = (cuarr_scalar){.dtype = CUARR_UINT64, .v.u = UINT64_MAX};
+}
+
 static int ufunc_call(lua_State *L) {
   cuarr_lua_state *S = CUARR_LUA_STATE(L);
   const cuarr_ufunc *u = lua_touserdata(L, UP_UFUNC);
   const char *name = cuarr_ufunc_name(u);
   bool metamethod = lua_toboolean(L, UP_METAMETHOD);
   int nin = cuarr_ufunc_nin(u);
+  const bool no_upper =
+      nin == 3 && !metamethod && lua_gettop(L) >= 3 && !strcmp(name, "clip") && nil_bounds(L);
   enum { NO_DEVICE = -2 };
   cuarr_operand in[4];
   int device = NO_DEVICE;
@@ -63,6 +103,8 @@ static int ufunc_call(lua_State *L) {
     }
     device = d;
   }
+  if (no_upper)
+    no_upper_bound(L, S, in);
   /* The output: argument nin+1 when given (never for a metamethod: Lua passes the operand of
    * a unary operator twice). */
   int out_idx = 0;
@@ -328,6 +370,49 @@ static int l_fuse_key(lua_State *L) {
   return 1;
 }
 
+/* result_type(...): NumPy's result_type of arrays (their dtypes), dtype names and Lua numbers
+ * (weak), all at once (cuarr_result_type).  It depends only on which (dtype, weak) pairs occur,
+ * so at most 2 * CUARR_NDTYPES distinct ones go to the core however many arguments there are. */
+static int l_result_type(lua_State *L) {
+  cuarr_lua_state *S = CUARR_LUA_STATE(L);
+  const int n = lua_gettop(L);
+  if (n == 0)
+    return cuarr_lua_error(L, CUARR_VALUE_ERROR,
+                           "result_type: at least one array or dtype is required");
+  bool seen[2][CUARR_NDTYPES] = {{false}};
+  cuarr_dtype dtypes[2 * CUARR_NDTYPES];
+  bool weak[2 * CUARR_NDTYPES];
+  int count = 0;
+  for (int i = 1; i <= n; i++) {
+    cuarr_array *a = cuarr_lua_to_array_in(L, S, i);
+    cuarr_scalar scalar;
+    cuarr_dtype d;
+    bool w = false;
+    if (a) {
+      d = cuarr_lua_check_live(L, a)->dtype;
+    } else if (lua_type(L, i) == LUA_TSTRING) {
+      d = cuarr_lua_check_dtype(L, i);
+    } else if (cuarr_lua_to_scalar(L, i, &scalar)) {
+      d = scalar.dtype;
+      w = true;
+    } else {
+      return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                             "result_type: argument #%d must be an array, a dtype or a number, "
+                             "got %s",
+                             i, luaL_typename(L, i));
+    }
+    if (!seen[w][d]) {
+      dtypes[count] = d;
+      weak[count++] = w;
+    }
+    seen[w][d] = true;
+  }
+  cuarr_dtype result;
+  CUARR_LUA_TRY(L, cuarr_result_type(count, dtypes, weak, S->default_float, &result));
+  lua_pushstring(L, cuarr_dtype_name(result));
+  return 1;
+}
+
 /* The array's operators and ufunc methods, then every ufunc in the module and in cuarr.cpu. */
 void cuarr_lua_open_ufuncs(lua_State *L, const cuarr_lua_module *m) {
   luaL_getmetatable(L, CUARR_LUA_ARRAY_MT);
@@ -343,6 +428,9 @@ void cuarr_lua_open_ufuncs(lua_State *L, const cuarr_lua_module *m) {
                                       {"fuse_key", l_fuse_key},
                                       {NULL, NULL}};
   cuarr_lua_set_functions(L, m, m->functions, internal);
+  static const luaL_Reg public[] = {{"result_type", l_result_type}, {NULL, NULL}};
+  cuarr_lua_set_functions(L, m, m->functions, public);
+  cuarr_lua_set_functions(L, m, m->cpu, public);
   /* The scalar functions' source, the preamble of a fused kernel as of the ufuncs' own, and
    * the NaN-aware max/min a fused max/min reduction folds with. */
   lua_pushstring(L, cuarr_kernel_source_ufunc_math_cuh);

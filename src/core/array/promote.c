@@ -101,3 +101,58 @@ cuarr_status cuarr_promote(cuarr_dtype a, bool a_weak, cuarr_dtype b, bool b_wea
     *out = promote_strong(a, b);
   return CUARR_OK;
 }
+
+/* The strong dtypes' result, all at once: promote_strong is not associative (uint8, int8 give
+ * int16, which float16 cannot hold, where NumPy's result_type of the three is float16).  NumPy's
+ * rule: the widest float among them, when there is one, promoted with each operand alone, then
+ * those results together (all floats now, so in any order); integers alone fold pairwise, which
+ * is associative among them. */
+static cuarr_dtype result_strong(int n, const cuarr_dtype *dtypes, const bool *weak) {
+  bool any_float = false;
+  cuarr_dtype widest_float = CUARR_FLOAT16;
+  for (int i = 0; i < n; i++) {
+    if ((weak && weak[i]) || kind_of(dtypes[i]) != KIND_FLOAT)
+      continue;
+    widest_float = any_float ? promote_strong(widest_float, dtypes[i]) : dtypes[i];
+    any_float = true;
+  }
+  bool first = true;
+  cuarr_dtype result = CUARR_BOOL;
+  for (int i = 0; i < n; i++) {
+    if (weak && weak[i])
+      continue;
+    cuarr_dtype d = any_float ? promote_strong(widest_float, dtypes[i]) : dtypes[i];
+    result = first ? d : promote_strong(result, d);
+    first = false;
+  }
+  return result;
+}
+
+cuarr_status cuarr_result_type(int n, const cuarr_dtype *dtypes, const bool *weak,
+                               cuarr_dtype weak_float_dtype, cuarr_dtype *out) {
+  if (n < 1 || !dtypes || !out)
+    return cuarr_fail(CUARR_VALUE_ERROR, "at least one array or dtype is required");
+  if (!valid(weak_float_dtype) || !cuarr_dtype_is_float(weak_float_dtype))
+    return cuarr_fail(CUARR_VALUE_ERROR, "the default float dtype must be a float dtype");
+  bool any_strong = false;
+  for (int i = 0; i < n; i++) {
+    if (!valid(dtypes[i]))
+      return cuarr_fail(CUARR_VALUE_ERROR, "cuarr_result_type: invalid dtype");
+    any_strong = any_strong || !(weak && weak[i]);
+  }
+  cuarr_dtype result = any_strong ? result_strong(n, dtypes, weak) : CUARR_BOOL;
+  bool first_weak = !any_strong;
+  for (int i = 0; weak && i < n; i++) {
+    if (!weak[i])
+      continue;
+    if (first_weak)
+      result = promote_both_weak(dtypes[i], dtypes[i], weak_float_dtype);
+    else if (any_strong)
+      result = promote_weak(result, dtypes[i], weak_float_dtype);
+    else
+      result = promote_both_weak(result, dtypes[i], weak_float_dtype);
+    first_weak = false;
+  }
+  *out = result;
+  return CUARR_OK;
+}

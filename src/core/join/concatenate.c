@@ -349,6 +349,23 @@ static cuarr_status join_device(cuarr_context *ctx, int device, CUstream stream,
 
 static const char *placement(int device) { return device == CUARR_HOST ? "the host" : "a device"; }
 
+/* The arrays' result_type, all at once: it depends only on which dtypes occur, so on at most
+ * CUARR_NDTYPES distinct ones however many arrays there are. */
+static cuarr_status result_dtype(const cuarr_array *const *arrays, int n, cuarr_dtype *dtype) {
+  bool seen[CUARR_NDTYPES] = {false};
+  cuarr_dtype distinct[CUARR_NDTYPES];
+  int count = 0;
+  for (int i = 0; i < n; i++) {
+    cuarr_dtype d = arrays[i]->dtype;
+    if ((unsigned)d >= CUARR_NDTYPES)
+      return cuarr_fail(CUARR_VALUE_ERROR, "concatenate: array %d has an invalid dtype", i + 1);
+    if (!seen[d])
+      distinct[count++] = d;
+    seen[d] = true;
+  }
+  return cuarr_result_type(count, distinct, NULL, CUARR_FLOAT64, dtype);
+}
+
 static cuarr_status check_inputs(const cuarr_array *const *arrays, int n, int axis, int *device,
                                  int64_t *shape, cuarr_dtype *dtype) {
   if (!arrays || n < 1)
@@ -393,8 +410,8 @@ static cuarr_status check_inputs(const cuarr_array *const *arrays, int n, int ax
                           d + 1, (long long)a0->shape[d], i + 1, (long long)a->shape[d]);
     if (__builtin_add_overflow(shape[axis], a->shape[axis], &shape[axis]))
       return cuarr_fail(CUARR_VALUE_ERROR, "concatenate: the result is too large");
-    CUARR_TRY(cuarr_promote(*dtype, false, a->dtype, false, CUARR_FLOAT64, dtype));
   }
+  CUARR_TRY(result_dtype(arrays, n, dtype));
   return cuarr_shape_check(a0->ndim, shape, *dtype, NULL);
 }
 

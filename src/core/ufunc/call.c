@@ -132,6 +132,63 @@ static cuarr_status stage_overlaps(cuarr_context *ctx, const cuarr_ufunc *u, int
   return CUARR_OK;
 }
 
+/* ---- integer powers */
+
+static const char negative_power[] = "Integers to negative integer powers are not allowed.";
+
+static bool negative_scalar(const cuarr_operand *a) {
+  return !a->array && cuarr_dtype_is_signed(a->scalar.dtype) && a->scalar.v.i < 0;
+}
+
+/* Whether a host array of a signed dtype holds a negative element (an odometer over its
+ * shape: any layout, broadcast views included). */
+static bool host_has_negative(const cuarr_array *a) {
+  if (!cuarr_dtype_is_signed(a->dtype) || cuarr_array_size(a) == 0)
+    return false;
+  const size_t size = cuarr_dtype_size(a->dtype);
+  const char *base = cuarr_array_data(a);
+  int64_t idx[CUARR_MAXDIM] = {0};
+  for (;;) {
+    int64_t off = 0;
+    for (int d = 0; d < a->ndim; d++)
+      off += idx[d] * a->strides[d];
+    signed char top; /* the sign is the top byte's (little-endian hosts) */
+    memcpy(&top, base + off + size - 1, 1);
+    if (top < 0)
+      return true;
+    int d = a->ndim - 1;
+    while (d >= 0 && ++idx[d] == a->shape[d])
+      idx[d--] = 0;
+    if (d < 0)
+      return false;
+  }
+}
+
+/* NumPy's ValueError for an integer loop of power given a negative exponent: a Lua number on
+ * either backend; the elements of a host array.  A device array's exponents are on the device,
+ * and reading them would synchronise every power: there, as in CuPy, no check (1 ^ -n is 1,
+ * (-1) ^ -n is +-1, any other base 0). */
+static cuarr_status check_power(const cuarr_ufunc *u, const cuarr_uf_resolved *r, int device,
+                                const cuarr_operand *in) {
+  if (u->id != CUARR_UF_ID_power || !cuarr_dtype_is_integer(r->in[1]))
+    return CUARR_OK;
+  if (negative_scalar(&in[1]) ||
+      (device == CUARR_HOST && in[1].array && host_has_negative(in[1].array)))
+    return cuarr_fail(CUARR_VALUE_ERROR, "%s", negative_power);
+  return CUARR_OK;
+}
+
+/* A negative Lua exponent, before the short way (which would not look at it). */
+static cuarr_status check_power_scalar(const cuarr_ufunc *u, const cuarr_operand *in,
+                                       cuarr_dtype weak_float_dtype) {
+  if (u->id != CUARR_UF_ID_power || !negative_scalar(&in[1]))
+    return CUARR_OK;
+  cuarr_uf_resolved r;
+  if (cuarr_uf_resolve(u, in, weak_float_dtype, &r) != CUARR_OK)
+    return CUARR_OK; /* the general path reports it */
+  return check_power(u, &r, CUARR_HOST, in);
+}
+
 /* ---- running */
 
 static void run_host(const cuarr_uf_resolved *r, int nin, const cuarr_operand *args,
@@ -175,6 +232,7 @@ cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int devi
                               cuarr_array *out) {
   if (!u || !in || !out)
     return cuarr_fail(CUARR_VALUE_ERROR, "cuarr_ufunc_call: no ufunc, inputs or output");
+  CUARR_TRY(check_power_scalar(u, in, weak_float_dtype));
   cuarr_status flat;
   if (device != CUARR_HOST && cuarr_uf_flat_call(ctx, u, device, in, weak_float_dtype, out, &flat))
     return flat;
@@ -192,6 +250,7 @@ cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int devi
 
   cuarr_uf_resolved r;
   CUARR_TRY(cuarr_uf_resolve(u, in, weak_float_dtype, &r));
+  CUARR_TRY(check_power(u, &r, device, in));
   int ndim = 0;
   int64_t shape[CUARR_MAXDIM];
   CUARR_TRY(broadcast_shape(u, in, &ndim, shape));

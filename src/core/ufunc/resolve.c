@@ -44,6 +44,8 @@ static cuarr_status input_dtypes(const cuarr_ufunc *u, const cuarr_operand *in,
   int first = u->flags & CUARR_UF_WHERE ? 1 : 0;
   bool any_strong = false, any_weak = false;
   cuarr_dtype strong = CUARR_BOOL, weak = CUARR_BOOL;
+  cuarr_dtype strongs[3];
+  int nstrong = 0;
   for (int i = 0; i < u->nin; i++) {
     cuarr_dtype d = dtype_of(&in[i]);
     if (!valid(d))
@@ -52,10 +54,7 @@ static cuarr_status input_dtypes(const cuarr_ufunc *u, const cuarr_operand *in,
     if (i < first)
       continue;
     if (!is_weak(&in[i])) {
-      if (any_strong)
-        cuarr_promote(strong, false, d, false, weak_float, &strong);
-      else
-        strong = d;
+      strongs[nstrong++] = d; /* promoted all at once below: clip(uint8, int8, float16) */
       any_strong = true;
     } else {
       if (any_weak)
@@ -65,6 +64,8 @@ static cuarr_status input_dtypes(const cuarr_ufunc *u, const cuarr_operand *in,
       any_weak = true;
     }
   }
+  if (any_strong)
+    cuarr_result_type(nstrong, strongs, NULL, weak_float, &strong);
   bool weak_float_wins = false;
   for (int i = first; i < u->nin; i++) {
     if (!is_weak(&in[i]))
