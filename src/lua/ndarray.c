@@ -180,7 +180,7 @@ void cuarr_lua_push_device(lua_State *L, int device) {
 }
 
 static void push_flags(lua_State *L, const cuarr_array *a) {
-  lua_createtable(L, 0, 3);
+  lua_createtable(L, 0, 4);
   lua_pushboolean(L, cuarr_array_is_c_contiguous(a));
   lua_setfield(L, -2, "c_contiguous");
   lua_pushboolean(L, cuarr_array_is_f_contiguous(a));
@@ -188,6 +188,8 @@ static void push_flags(lua_State *L, const cuarr_array *a) {
   lua_pushboolean(L, lua_getiuservalue(L, 1, 1) == LUA_TNIL);
   lua_remove(L, -2);
   lua_setfield(L, -2, "owndata");
+  lua_pushboolean(L, !a->readonly);
+  lua_setfield(L, -2, "writeable");
 }
 
 /* The fields: getters of the array at index 1 (self, checked live). */
