@@ -15,7 +15,7 @@ local mt = core.metatables
 local internal = { metatables = true, cpu = true, raise = true, dead_array = true,
                    check_options = true, jit_call = true, jit_launcher = true,
                    jit_compile = true, random_fill_host = true, random_per_block = true,
-                   random_program = true, random_take_rows_host = true, ufunc_info = true,
+                   random_program = true, random_take_rows_host = true, ufunc_info = true, check_writeable = true,
                    ufunc_resolve = true,
                    fuse_key = true, ufunc_math_source = true, reduction_ops_source = true,
                    fancy_gather = true, fancy_scatter = true }

@@ -325,6 +325,13 @@ static int array_setflags(lua_State *L) {
   return 0;
 }
 
+/* check_writeable(a): the core's refusal of a read-only destination, for the Lua code that
+ * writes through a kernel of its own (random draws into out). */
+static int l_check_writeable(lua_State *L) {
+  CUARR_LUA_TRY(L, cuarr_array_check_writeable(cuarr_lua_check_array(L, 1)));
+  return 0;
+}
+
 /* cuarr.may_share_memory(a, b): whether the arrays' memory may overlap, by the byte ranges they
  * span (NumPy's may_share_memory: interleaved views count as sharing). */
 static int l_may_share_memory(lua_State *L) {
@@ -379,4 +386,9 @@ void cuarr_lua_open_shape_ops(lua_State *L, const cuarr_lua_module *m) {
   };
   cuarr_lua_set_functions(L, m, m->functions, functions);
   cuarr_lua_set_functions(L, m, m->cpu, functions);
+  static const luaL_Reg internal[] = {
+      {"check_writeable", l_check_writeable},
+      {NULL, NULL},
+  };
+  cuarr_lua_set_functions(L, m, m->functions, internal);
 }
