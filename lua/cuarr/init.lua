@@ -59,10 +59,16 @@ function M.asnumpy(a, stream)
 end
 
 -- The versions of the driver, NVRTC and cuBLAS, read on first use.
-M.runtime = setmetatable({}, {
+-- The metamethod fills cuarr.runtime only: called by hand on anything else it is a TypeError.
+local runtime = {}
+M.runtime = setmetatable(runtime, {
   __index = function(t, k)
-    for key, value in pairs(core.runtime_info()) do rawset(t, key, value) end
-    return rawget(t, k)
+    if t ~= runtime then
+      core.raise("TypeError", "cuarr.runtime's __index: argument #1 must be cuarr.runtime, got "
+        .. type(t))
+    end
+    for key, value in pairs(core.runtime_info()) do rawset(runtime, key, value) end
+    return rawget(runtime, k)
   end,
 })
 
