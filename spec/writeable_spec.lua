@@ -142,6 +142,11 @@ describe("the writeable flag", function()
     assert.is_true(ro.__cuda_array_interface__.data[2])
     assert.is_false(d.__cuda_array_interface__.data[2])
     assert.are.equal(0, d[1])
+    -- The producer (a plain table) is the base: collecting it with its views crashed once.
+    for _ = 1, 50 do view(false):get() end
+    collectgarbage()
+    collectgarbage()
+    assert.are.equal(0, d[1])
   end)
 end)
 
