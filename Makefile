@@ -318,7 +318,7 @@ install: all
 # are garbage), and a short run of the fuzzer through the stand-in driver, which reaches the device
 # paths.  Then a ThreadSanitizer build into build/tsan and spec/c/test_threads.c under it (when
 # that test exists).  tools/sanitize/ holds the suppressions, each with why it is there.
-.PHONY: sanitize sanitize-asan sanitize-tsan fuzz fuzz-run
+.PHONY: sanitize sanitize-asan sanitize-tsan fuzz fuzz-run fuzz-gpu
 SAN_BUILD  := build/sanitize
 TSAN_BUILD := build/tsan
 SAN_FLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -419,6 +419,17 @@ endif
 fuzz: deps
 	@$(MAKE) --no-print-directory BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
 	  $(PARALLEL) fuzz-run
+
+# `make fuzz-gpu` (the GPU machine): the same fuzzer against the real driver -- the plain build,
+# no stand-in, no ASan -- under compute-sanitizer memcheck (tools/fuzz/gpu_fuzz.sh), FUZZ_CALLS
+# (default 100000) calls.  Where there is no compute-sanitizer or no GPU it says so and stops
+# before building anything.
+FUZZ_GPU_LOGS ?= $(BUILD)/fuzz-gpu
+fuzz-gpu: deps
+	@$(RUN_ENV) sh tools/fuzz/gpu_fuzz.sh check
+	@$(MAKE) --no-print-directory $(PARALLEL) all
+	@$(RUN_ENV) sh tools/fuzz/gpu_fuzz.sh run $(FUZZ_GPU_LOGS) --seed $(FUZZ_SEED) \
+	  --first $(FUZZ_FIRST) --calls $(FUZZ_CALLS) --seconds $(FUZZ_SECONDS) $(if $(FUZZ_TRACE),--trace)
 
 # Inside the sanitize build, as sanitize-asan.
 fuzz-run: all $(SAN_LUA) $(FAKE_LIBCUDA)

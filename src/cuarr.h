@@ -378,6 +378,10 @@ typedef struct cuarr_array {
   int64_t offset; /* bytes from buf->ptr to the first element */
   int64_t shape[CUARR_MAXDIM];
   int64_t strides[CUARR_MAXDIM];
+  /* NumPy's writeable flag, inverted so that a zeroed array is writeable: set on broadcast
+   * views (cuarr_view_broadcast) and on what a producer exports read-only; every view copies
+   * it, and every write into the array fails (cuarr_array_check_writeable). */
+  bool readonly;
 } cuarr_array;
 
 CUARR_API int64_t cuarr_array_size(const cuarr_array *a);
@@ -388,6 +392,16 @@ CUARR_API bool cuarr_array_is_f_contiguous(const cuarr_array *a);
 CUARR_API void *cuarr_array_data(const cuarr_array *a);
 /* Fails with CUARR_VALUE_ERROR "array has been freed" if the buffer was freed. */
 CUARR_API cuarr_status cuarr_array_check_live(const cuarr_array *a);
+/* Fails with CUARR_VALUE_ERROR "assignment destination is read-only" (NumPy's words) when a is a
+ * given destination (a->buf != NULL) marked read-only.  Every function that writes into an array
+ * it did not allocate calls it before it touches anything. */
+CUARR_API cuarr_status cuarr_array_check_writeable(const cuarr_array *a);
+/* NumPy's a.setflags(write=...): read-only is always allowed; writeable again only where the
+ * memory's owner is: base is the array whose memory a views (NULL when a owns it), foreign_base
+ * says a views a producer's memory (which stays as the producer exported it), and a view with a
+ * stride-0 axis of extent > 1 (broadcast) stays read-only.  CUARR_VALUE_ERROR otherwise. */
+CUARR_API cuarr_status cuarr_array_set_writeable(cuarr_array *a, bool writeable,
+                                                 const cuarr_array *base, bool foreign_base);
 
 /* Check a shape (ndim <= CUARR_MAXDIM, no negative extents, the product of the nonzero
  * extents * itemsize fits in int64, so that every stride computed from it does) and return the

@@ -59,12 +59,14 @@ cuarr_matmul(const T *a, const T *b, T *c, int m, int n, int k, int batch, long 
         const long long row = row0 + ty, col = col0 + tx;
         U sum = 0;
         for (int k0 = 0; k0 < k; k0 += CUARR_MM_TILE) {
-          ta[ty][tx] = row < m && k0 + tx < k
-                           ? cuarr_mm_load<U>(a[i * a_batch + row * a_rs + (k0 + tx) * a_cs])
-                           : (U)0;
-          tb[ty][tx] = k0 + ty < k && col < n
-                           ? cuarr_mm_load<U>(b[i * b_batch + (k0 + ty) * b_rs + col * b_cs])
-                           : (U)0;
+          ta[ty][tx] =
+              row < m && k0 + tx < k
+                  ? cuarr_mm_load<U>(cuarr_load(a + i * a_batch + row * a_rs + (k0 + tx) * a_cs))
+                  : (U)0;
+          tb[ty][tx] =
+              k0 + ty < k && col < n
+                  ? cuarr_mm_load<U>(cuarr_load(b + i * b_batch + (k0 + ty) * b_rs + col * b_cs))
+                  : (U)0;
           __syncthreads();
 #pragma unroll
           for (int kk = 0; kk < CUARR_MM_TILE; kk++)
@@ -73,8 +75,8 @@ cuarr_matmul(const T *a, const T *b, T *c, int m, int n, int k, int batch, long 
         }
         if (row < m && col < n) {
           T *out = c + i * c_batch + row * c_rs + col * c_cs;
-          *out = cuarr_mm_store<T>(accumulate ? cuarr_mm_madd<U>(sum, cuarr_mm_load<U>(*out), (U)1)
-                                              : sum);
+          *out = cuarr_mm_store<T>(
+              accumulate ? cuarr_mm_madd<U>(sum, cuarr_mm_load<U>(cuarr_load(out)), (U)1) : sum);
         }
       }
 }

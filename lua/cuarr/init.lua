@@ -20,7 +20,7 @@ local internal = { metatables = true, cpu = true, raise = true, dead_array = tru
                    set_front_end = true, near_key = true,
                    check_options = true, jit_call = true, jit_launcher = true,
                    jit_compile = true, random_fill_host = true, random_per_block = true,
-                   random_program = true, random_take_rows_host = true, ufunc_info = true,
+                   random_program = true, random_take_rows_host = true, ufunc_info = true, check_writeable = true,
                    ufunc_resolve = true,
                    fuse_key = true, ufunc_math_source = true, reduction_ops_source = true,
                    fancy_gather = true, fancy_scatter = true }
@@ -64,10 +64,16 @@ function M.asnumpy(a, stream)
 end
 
 -- The versions of the driver, NVRTC and cuBLAS, read on first use.
-M.runtime = setmetatable({}, {
+-- The metamethod fills cuarr.runtime only: called by hand on anything else it is a TypeError.
+local runtime = {}
+M.runtime = setmetatable(runtime, {
   __index = function(t, k)
-    for key, value in pairs(core.runtime_info()) do rawset(t, key, value) end
-    return rawget(t, k)
+    if t ~= runtime then
+      core.raise("TypeError", "cuarr.runtime's __index: argument #1 must be cuarr.runtime, got "
+        .. type(t))
+    end
+    for key, value in pairs(core.runtime_info()) do rawset(runtime, key, value) end
+    return rawget(runtime, k)
   end,
 })
 

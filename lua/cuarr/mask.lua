@@ -17,6 +17,7 @@ return function(M, cpu, core)
   local max_args, check_array = support.max_args, support.array_arg
   local mask_positions, mask_select = core.mask_positions, core.mask_select
   local mask_assign = core.mask_assign
+  local check_writeable = core.check_writeable
   -- The binding's helpers for this file only: not the user's (init.lua copied core's names).
   M.mask_positions, M.mask_select, M.mask_assign = nil, nil, nil
   local nonzero, reshape, ravel = core.nonzero, core.reshape, core.ravel
@@ -147,6 +148,7 @@ return function(M, cpu, core)
   local function place(a, mask, vals, ...)
     max_args("place", 3, a, mask, vals, ...)
     check_array("place", a, "argument #1")
+    check_writeable(a) -- before the mask and values are made: a's size may be a broadcast's
     local m = mask_for("place", a, mask)
     local v = ravel(array_like("place", vals, a, "vals"))
     local n = count_of(m)
@@ -163,6 +165,7 @@ return function(M, cpu, core)
   local function putmask(a, mask, values, ...)
     max_args("putmask", 3, a, mask, values, ...)
     check_array("putmask", a, "argument #1")
+    check_writeable(a) -- before the mask and values are made: a's size may be a broadcast's
     local m = mask_for("putmask", a, mask)
     local v = ravel(array_like("putmask", values, a, "values"))
     if v.size == 0 then

@@ -186,6 +186,7 @@ return function(M, cpu, core)
 
     -- Fill `target` (a device or host array) with the draw and advance the state.
     local function fill(state, target, dist, a, b, low, m)
+      core.check_writeable(target) -- the device draw is a kernel of its own: no core check
       local n, dtype = target.size, target.dtype
       local per = core.random_per_block(dist, dtype, m)
       local blocks = (n + per - 1) // per

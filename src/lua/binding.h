@@ -159,6 +159,9 @@ void cuarr_lua_push_element(lua_State *L, const void *p, cuarr_dtype dtype);
  * infer it.  Pushes the array. */
 cuarr_array *cuarr_lua_host_array_from_lua(lua_State *L, cuarr_lua_state *S, int idx, int dtype);
 /* Push nested tables (or a single value for 0-d) of a host array. */
+/* An OutOfMemoryError when the nested Lua table of a's elements cannot be made (an extent past
+ * a Lua table's 2^31, or more bytes than the host has: a broadcast view's), before any work. */
+void cuarr_lua_check_table_size(lua_State *L, const cuarr_array *a);
 void cuarr_lua_push_table(lua_State *L, const cuarr_array *h);
 
 /* ---- stream.c: a Stream userdata (cuarr_stream first, so it can be read as one) */

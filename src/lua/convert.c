@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array/shape_format.h"
 #include "binding.h"
 
 static void push_scalar(lua_State *L, cuarr_scalar s) {
@@ -304,6 +305,33 @@ static void push_level(lua_State *L, const cuarr_array *h, int depth, const char
   }
 }
 
+/* A Lua table's array part holds at most 2^31 values (Lua's MAXASIZE), and each value takes
+ * a TValue (16 bytes) there; each nested table takes its header besides. */
+#define TABLE_MAX_EXTENT (INT64_C(1) << 31)
+#define TABLE_VALUE_BYTES 16.0
+#define TABLE_HEADER_BYTES 56.0
+
+void cuarr_lua_check_table_size(lua_State *L, const cuarr_array *a) {
+  double tables = 0, count = 1; /* doubles: a broadcast view's counts overflow int64 */
+  for (int d = 0; d < a->ndim; d++) {
+    if (a->shape[d] > TABLE_MAX_EXTENT)
+      cuarr_lua_error(L, CUARR_OUT_OF_MEMORY,
+                      "totable: axis %d has %lld elements, more than a Lua table holds (2^31)",
+                      d + 1, (long long)a->shape[d]);
+    tables += count;
+    count *= (double)a->shape[d];
+  }
+  double bytes = tables * TABLE_HEADER_BYTES + (a->ndim > 0 ? count : 0) * TABLE_VALUE_BYTES;
+  if (bytes > (double)CONVERT_UNCHECKED_BYTES && bytes > (double)host_memory_bytes()) {
+    char shape[CUARR_SHAPE_STR_SIZE];
+    cuarr_lua_error(L, CUARR_OUT_OF_MEMORY,
+                    "totable: a table of shape %s needs about %.3g bytes, more than this host's "
+                    "memory",
+                    cuarr_shape_format(shape, a->ndim, a->shape), bytes);
+  }
+}
+
 void cuarr_lua_push_table(lua_State *L, const cuarr_array *h) {
+  cuarr_lua_check_table_size(L, h);
   push_level(L, h, 0, cuarr_array_data(h));
 }

@@ -70,7 +70,7 @@ void cuarr_lua_push_cuda_array_interface(lua_State *L, void *self) {
   lua_createtable(L, 2, 0);
   lua_pushinteger(L, cuarr_array_size(a) ? (lua_Integer)(intptr_t)cuarr_array_data(a) : 0);
   lua_rawseti(L, -2, 1);
-  lua_pushboolean(L, false);
+  lua_pushboolean(L, a->readonly);
   lua_rawseti(L, -2, 2);
   lua_setfield(L, -2, "data");
   if (!cuarr_array_is_c_contiguous(a)) { /* nil strides mean C order */
@@ -154,6 +154,7 @@ typedef struct interface_desc {
   int ndim;
   int64_t shape[CUARR_MAXDIM], strides[CUARR_MAXDIM];
   uintptr_t ptr;
+  bool readonly; /* data[2]: the array cuarr makes refuses writes (cuarr_array.readonly) */
   bool has_stream;
   intptr_t stream;
 } interface_desc;
@@ -206,9 +207,7 @@ static void read_interface(lua_State *L, int cai, interface_desc *d) {
                     "as_cuda_array: data[2] (readonly) must be a boolean, "
                     "got %s",
                     luaL_typename(L, -1));
-  if (lua_toboolean(L, -1))
-    cuarr_lua_error(L, CUARR_VALUE_ERROR,
-                    "as_cuda_array: the memory is read-only, and cuarr's arrays are writable");
+  d->readonly = lua_toboolean(L, -1);
   lua_pop(L, 2);
   d->ptr = (uintptr_t)ptr;
 
@@ -281,7 +280,8 @@ static int l_as_cuda_array(lua_State *L) {
   int64_t size;
   CUARR_LUA_TRY(L, cuarr_shape_check(d.ndim, d.shape, d.dtype, &size));
   if (size == 0) { /* no memory to share: an empty array of the shape */
-    cuarr_lua_new_array(L, S, cuarr_lua_current_device(L, S), d.dtype, d.ndim, d.shape, false);
+    cuarr_lua_new_array(L, S, cuarr_lua_current_device(L, S), d.dtype, d.ndim, d.shape, false)
+        ->readonly = d.readonly;
     return 1;
   }
   int64_t lo, hi;
@@ -310,6 +310,7 @@ static int l_as_cuda_array(lua_State *L) {
   a->offset = -lo;
   memcpy(a->shape, d.shape, sizeof d.shape);
   memcpy(a->strides, d.strides, sizeof d.strides);
+  a->readonly = d.readonly;
   return 1;
 }
 

@@ -69,8 +69,15 @@ cuarr_array *cuarr_lua_push_array(lua_State *L, int base_idx) {
     luaL_getmetatable(L, CUARR_LUA_ARRAY_MT);
   lua_setmetatable(L, -2);
   if (base_idx) {
-    /* The base of a view is the array that owns the data, as in NumPy. */
-    lua_getiuservalue(L, base_idx, 1);
+    /* The base of a view is the array that owns the data, as in NumPy.  Only an array's base
+     * is followed: another base (the producer of as_cuda_array, a table) is the base itself,
+     * and reading a table as a userdata's user value would push garbage. */
+    bool of_array = S ? cuarr_lua_to_array_in(L, S, base_idx) != NULL
+                      : luaL_testudata(L, base_idx, CUARR_LUA_ARRAY_MT) != NULL;
+    if (of_array)
+      lua_getiuservalue(L, base_idx, 1);
+    else
+      lua_pushnil(L);
     if (lua_isnil(L, -1)) {
       lua_pop(L, 1);
       lua_pushvalue(L, base_idx);
@@ -180,7 +187,7 @@ void cuarr_lua_push_device(lua_State *L, int device) {
 }
 
 static void push_flags(lua_State *L, const cuarr_array *a) {
-  lua_createtable(L, 0, 3);
+  lua_createtable(L, 0, 4);
   lua_pushboolean(L, cuarr_array_is_c_contiguous(a));
   lua_setfield(L, -2, "c_contiguous");
   lua_pushboolean(L, cuarr_array_is_f_contiguous(a));
@@ -188,6 +195,8 @@ static void push_flags(lua_State *L, const cuarr_array *a) {
   lua_pushboolean(L, lua_getiuservalue(L, 1, 1) == LUA_TNIL);
   lua_remove(L, -2);
   lua_setfield(L, -2, "owndata");
+  lua_pushboolean(L, !a->readonly);
+  lua_setfield(L, -2, "writeable");
 }
 
 /* The fields: getters of the array at index 1 (self, checked live). */

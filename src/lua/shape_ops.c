@@ -301,6 +301,37 @@ static int array_is_f_contiguous(lua_State *L) {
   return 1;
 }
 
+/* a:setflags{write = bool}: NumPy's a.setflags(write=...), the one writable flag (a.flags is a
+ * fresh table on each read, so assigning a.flags.writeable changes nothing). */
+static int array_setflags(lua_State *L) {
+  cuarr_array *a = cuarr_lua_check_array(L, 1);
+  static const char *const keys[] = {"write", NULL};
+  if (!lua_istable(L, 2))
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR,
+                           "setflags: argument #1 must be a table {write = "
+                           "bool}, got %s",
+                           luaL_typename(L, 2));
+  cuarr_lua_check_options(L, 2, "setflags", keys);
+  if (lua_getfield(L, 2, "write") == LUA_TNIL)
+    return 0;
+  if (!lua_isboolean(L, -1))
+    return cuarr_lua_error(L, CUARR_TYPE_ERROR, "setflags: write must be a boolean, got %s",
+                           luaL_typename(L, -1));
+  bool write = lua_toboolean(L, -1);
+  lua_getiuservalue(L, 1, 1);
+  const cuarr_array *base = cuarr_lua_to_array_in(L, CUARR_LUA_STATE(L), -1);
+  bool foreign = !base && !lua_isnil(L, -1);
+  CUARR_LUA_TRY(L, cuarr_array_set_writeable(a, write, base, foreign));
+  return 0;
+}
+
+/* check_writeable(a): the core's refusal of a read-only destination, for the Lua code that
+ * writes through a kernel of its own (random draws into out). */
+static int l_check_writeable(lua_State *L) {
+  CUARR_LUA_TRY(L, cuarr_array_check_writeable(cuarr_lua_check_array(L, 1)));
+  return 0;
+}
+
 /* cuarr.may_share_memory(a, b): whether the arrays' memory may overlap, by the byte ranges they
  * span (NumPy's may_share_memory: interleaved views count as sharing). */
 static int l_may_share_memory(lua_State *L) {
@@ -343,6 +374,7 @@ void cuarr_lua_open_shape_ops(lua_State *L, const cuarr_lua_module *m) {
   static const luaL_Reg layout_methods[] = {
       {"is_c_contiguous", array_is_c_contiguous},
       {"is_f_contiguous", array_is_f_contiguous},
+      {"setflags", array_setflags},
       {NULL, NULL},
   };
   cuarr_lua_add_methods(L, m->state, &cuarr_lua_ndarray_class, methods);
@@ -354,4 +386,9 @@ void cuarr_lua_open_shape_ops(lua_State *L, const cuarr_lua_module *m) {
   };
   cuarr_lua_set_functions(L, m, m->functions, functions);
   cuarr_lua_set_functions(L, m, m->cpu, functions);
+  static const luaL_Reg internal[] = {
+      {"check_writeable", l_check_writeable},
+      {NULL, NULL},
+  };
+  cuarr_lua_set_functions(L, m, m->functions, internal);
 }

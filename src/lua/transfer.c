@@ -107,6 +107,7 @@ static int array_copy_to_host(lua_State *L) {
 
 static int array_totable(lua_State *L) {
   const cuarr_array *a = cuarr_lua_check_array(L, 1);
+  cuarr_lua_check_table_size(L, a); /* before a device array's host copy */
   if (cuarr_array_device(a) != CUARR_HOST)
     a = push_host_copy(L, CUARR_LUA_STATE(L), 1, 0);
   cuarr_lua_push_table(L, a);

@@ -1,6 +1,7 @@
 -- tools/fuzz/fuzz.lua -- cuarr's random-call fuzzer (`make fuzz`; CONTRIBUTING.md tells its options).
 --
 --   lua tools/fuzz/fuzz.lua [--seed S] [--calls N] [--seconds T] [--first I] [--trace]
+--                           [--call-seconds C]
 --
 -- It enumerates every entry point a script can reach (entries.lua) and calls them with
 -- hostile arguments (values.lua, objects.lua).  After each call it checks: an error is a cuarr
@@ -12,7 +13,14 @@
 --
 -- Run it through the stand-in driver (CUARR_LIBCUDA=build/.../fake_cuda/libcuda.so.1) so that the
 -- device paths are reached: there kernels never run, but every check before and after a launch
--- does, and copies move bytes.
+-- does, and copies move bytes.  `make fuzz-gpu` runs it against the real driver under
+-- compute-sanitizer (tools/fuzz/gpu_fuzz.sh), where the kernels run too.
+--
+-- Besides hostile values it makes what found issue 28's 7a-7c: read-only broadcast views, small
+-- ones anywhere and ones of 10^15 elements where a call writes (an `out`, a writing method's
+-- self) or makes a Lua table (totable); bool arrays whose bytes are not 0/1.  A write into such a
+-- view that is not refused at once never returns, and the count hook cannot stop a C loop: the
+-- run then stops at its time bound, and --trace names the call.
 
 local cuarr = require "cuarr"
 local core = require "cuarr.core"
@@ -20,19 +28,19 @@ local values = require "tools.fuzz.values"
 local entries = require "tools.fuzz.entries"
 local bystanders = require "tools.fuzz.bystanders"
 
-local CALL_SECONDS = 5
 local PROGRESS_EVERY = 10000
 local SHOW_PER_FINDING = 2 -- repro lines printed per distinct finding
 
-local opts = { seed = 1, calls = 100000, seconds = 0, first = 1, trace = false }
+local opts = { seed = 1, calls = 100000, seconds = 0, first = 1, trace = false, call_seconds = 5 }
 do
   local i = 1
   while i <= #arg do
     local a = arg[i]
     if a == "--trace" then
       opts.trace = true
-    elseif a:match("^%-%-") and opts[a:sub(3)] ~= nil and arg[i + 1] then
-      opts[a:sub(3)] = assert(math.tointeger(tonumber(arg[i + 1])), a .. " takes an integer")
+    elseif a:match("^%-%-") and opts[a:sub(3):gsub("%-", "_")] ~= nil and arg[i + 1] then
+      opts[a:sub(3):gsub("%-", "_")] =
+        assert(math.tointeger(tonumber(arg[i + 1])), a .. " takes an integer")
       i = i + 1
     else
       error("unknown argument " .. a)
@@ -41,7 +49,12 @@ do
   end
 end
 
+local CALL_SECONDS = opts.call_seconds -- longer under compute-sanitizer (make fuzz-gpu)
+-- The make target a finding's repro line names (tools/fuzz/gpu_fuzz.sh sets fuzz-gpu).
+local REPRO_TARGET = os.getenv("FUZZ_REPRO_TARGET") or "fuzz"
+
 math.randomseed(opts.seed, 0)
+values.cuarr = cuarr -- the option tables' `out` may be a huge read-only view
 local objects = require("tools.fuzz.objects")(cuarr)
 local classes = entries.registry_classes()
 for name, mt in pairs(objects.classes) do classes[name] = classes[name] or mt end
@@ -88,7 +101,30 @@ local function report(kind, i, e, args, detail, in_coroutine)
   if n > SHOW_PER_FINDING then return end
   print(string.format("FINDING %s in %s: %s", kind, e.name, tostring(detail)))
   print("  call:  " .. describe_call(e, args) .. (in_coroutine and " (in a coroutine)" or ""))
-  print(string.format("  repro: make fuzz FUZZ_SEED=%d FUZZ_FIRST=%d FUZZ_CALLS=1", opts.seed, i))
+  print(string.format("  repro: make %s FUZZ_SEED=%d FUZZ_FIRST=%d FUZZ_CALLS=1", REPRO_TARGET,
+                      opts.seed, i))
+end
+
+-- The array methods that write into self or make a Lua table of it: their self may be a huge
+-- read-only view (7a, 7c).
+local WRITES_SELF = { fill = true, set = true, sort = true, totable = true, tolist = true,
+                      __newindex = true, setflags = true }
+
+-- A huge read-only view where the call writes: the output after a ufunc's inputs (its
+-- positional out), or a writing method's self.
+local function give_huge_views(e, args)
+  local method = e.class == "ndarray" and e.name:match("([%w_]+)$")
+  if method and WRITES_SELF[method] and math.random() < 0.3 then
+    args[1] = values.huge_view(cuarr)
+    args.n = math.max(args.n, 1)
+    return
+  end
+  local _, nin = core.ufunc_info(e.fn)
+  if nin and math.random() < 0.1 then
+    for k = args.n + 1, nin do args[k] = values.array(cuarr) end
+    args[nin + 1] = values.huge_view(cuarr)
+    args.n = math.max(args.n, nin + 1)
+  end
 end
 
 local function make_args(e)
@@ -105,6 +141,7 @@ local function make_args(e)
   end
   args.n = n
   if e.class and n == 0 and math.random() < 0.75 then args[1] = objects.of(e.class); args.n = 1 end
+  give_huge_views(e, args)
   return args
 end
 

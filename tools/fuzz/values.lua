@@ -70,18 +70,49 @@ local function nested(sh, d)
   return t
 end
 
--- A fresh array: host or device, any dtype and a small shape, maybe a view, maybe freed.
+-- Bool arrays whose bytes are not all 0/1 (7b: host matmul loaded them as C's bool, undefined
+-- behaviour; nonzero is True everywhere): a uint8 device array seen as bool through the
+-- interface, or its host copy (copies move bytes); without a device, `empty`'s bytes, whatever
+-- the allocator left (ASan fills fresh memory with 0xbe).
+local function odd_bools(cuarr, sh)
+  local n = 1
+  for _, e in ipairs(sh) do n = n * e end
+  if cuarr.is_available() then
+    local bytes = {}
+    for i = 1, n do bytes[i] = random() < 0.3 and 0 or random(2, 255) end
+    local ok, v = pcall(function()
+      local u = cuarr.array(bytes, "uint8")
+      return cuarr.as_cuda_array { keep = u, __cuda_array_interface__ = {
+        shape = sh, typestr = "|b1", data = { u.data, false }, version = 3 } }
+    end)
+    if ok then return random() < 0.5 and v or v:get() end
+  end
+  return cuarr.cpu.empty(sh, "bool")
+end
+
+-- A broadcast view (read-only, stride 0 along its new axes) of a, small enough to be read.
+local function broadcast_view(cuarr, a)
+  local xp = a.device == "cpu" and cuarr.cpu or cuarr
+  local wide = { random(1, 3) }
+  for i = 1, a.ndim do wide[i + 1] = a.shape[i] end
+  return xp.broadcast_to(a, wide)
+end
+
+-- A fresh array: host or device, any dtype and a small shape, maybe a view (a broadcast one
+-- among them), maybe bool with bytes other than 0/1, maybe freed.
 function M.array(cuarr)
   local sh = shape()
   local dt = pick(DTYPES)
   local a
-  if #sh == 0 then
+  if dt == "bool" and random() < 0.3 then
+    a = odd_bools(cuarr, sh)
+  elseif #sh == 0 then
     a = cuarr.cpu.array(element())
   else
     a = cuarr.cpu.array(nested(sh))
   end
-  a = a:astype(dt)
-  if random() < 0.45 and cuarr.is_available() then a = cuarr.asarray(a) end
+  a = a:astype(dt, { copy = false })
+  if a.device == "cpu" and random() < 0.45 and cuarr.is_available() then a = cuarr.asarray(a) end
   local r = random()
   if a.ndim >= 2 and r < 0.15 then
     a = a:transpose()
@@ -91,8 +122,19 @@ function M.array(cuarr)
     a = a:reshape(-1)
   elseif r < 0.34 then
     a:free()
+  elseif r < 0.42 then
+    a = broadcast_view(cuarr, a)
   end
   return a
+end
+
+-- A read-only broadcast view of 10^15 elements over one: 7a (a write into it ran its loop
+-- 10^15 times: every write must refuse it at once) and 7c (its table cannot be made).  The
+-- fuzzer gives it only where a call writes or makes a table (an `out`, a writing method's
+-- self): reading all its elements rightly takes that long.
+function M.huge_view(cuarr)
+  local xp = random() < 0.45 and cuarr.is_available() and cuarr or cuarr.cpu
+  return xp.broadcast_to(xp.zeros(1, pick(DTYPES)), { 1000000, 1000000000 })
 end
 
 -- Tables a converter may walk: nested numbers, ragged, with gaps, cyclic, and ones whose
@@ -139,6 +181,7 @@ local function hostile_table()
   if r == 13 then                                                      -- options
     local t = {}
     for _ = 1, random(1, 3) do t[pick(OPTION_KEYS)] = M.scalar() end
+    if t.out ~= nil and random() < 0.3 and M.cuarr then t.out = M.huge_view(M.cuarr) end
     return t
   end
   return { small_int(), small_int() }                                  -- an axis list, a shape

@@ -53,6 +53,28 @@ cuarr_status cuarr_array_check_live(const cuarr_array *a) {
   return CUARR_OK;
 }
 
+cuarr_status cuarr_array_check_writeable(const cuarr_array *a) {
+  if (a && a->buf && a->readonly)
+    return cuarr_fail(CUARR_VALUE_ERROR, "assignment destination is read-only");
+  return CUARR_OK;
+}
+
+static bool repeats_elements(const cuarr_array *a) {
+  for (int i = 0; i < a->ndim; i++) {
+    if (a->strides[i] == 0 && a->shape[i] > 1)
+      return true;
+  }
+  return false;
+}
+
+cuarr_status cuarr_array_set_writeable(cuarr_array *a, bool writeable, const cuarr_array *base,
+                                       bool foreign_base) {
+  if (writeable && a->readonly && (foreign_base || (base && base->readonly) || repeats_elements(a)))
+    return cuarr_fail(CUARR_VALUE_ERROR, "cannot set WRITEABLE flag to True of this array");
+  a->readonly = !writeable;
+  return CUARR_OK;
+}
+
 cuarr_status cuarr_shape_check(int ndim, const int64_t *shape, cuarr_dtype dtype, int64_t *size) {
   if (ndim < 0 || ndim > CUARR_MAXDIM) {
     return cuarr_fail(CUARR_VALUE_ERROR, "%d dimensions requested, but arrays have at most %d",

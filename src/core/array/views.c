@@ -330,6 +330,9 @@ cuarr_status cuarr_view_broadcast(const cuarr_array *a, int ndim, const int64_t 
     ok = shape[i] >= 0;
   cuarr_array v = *a;
   v.ndim = ndim;
+  /* NumPy's broadcast_to is read-only: a write would land on one element many times (and an
+   * output of 10^15 elements over one would run its loop that often). */
+  v.readonly = true;
   /* Axes aligned from the right; new leading axes and extent-1 axes get stride 0. */
   for (int i = ndim - 1; ok && i >= 0; i--) {
     int j = i - (ndim - a->ndim);

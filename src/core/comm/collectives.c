@@ -196,6 +196,8 @@ static cuarr_status check_call(const cuarr_comm *c, const request *q, const cuar
     CUARR_TRY(check_placed(c, &call->parts[r], r, fn, "part"));
     if (call->outs)
       CUARR_TRY(check_placed(c, &call->outs[r], r, fn, "out"));
+    /* The results land in the outs, or in place in the parts. */
+    CUARR_TRY(cuarr_array_check_writeable(call->outs ? &call->outs[r] : &call->parts[r]));
     CUARR_TRY(check_stream(c, call->streams, r, fn));
   }
   CUARR_TRY(check_agree(call->parts, n, fn, "part"));

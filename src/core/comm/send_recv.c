@@ -98,6 +98,8 @@ cuarr_status cuarr_comm_send_recv(cuarr_comm *c, int n, const cuarr_array *src,
     return cuarr_fail(CUARR_VALUE_ERROR, "%s: %d pairs", fn, n);
   if (n == 0)
     return CUARR_OK;
+  for (int i = 0; dst && i < n; i++)
+    CUARR_TRY(cuarr_array_check_writeable(&dst[i]));
   pair_call *pc = calloc((size_t)n, sizeof *pc);
   if (!pc)
     return cuarr_fail(CUARR_OUT_OF_MEMORY, "%s: no host memory", fn);
@@ -173,6 +175,8 @@ static cuarr_status one_way(cuarr_comm *c, const cuarr_array *a, int peer, cuarr
                       what, peer, c->world - 1, me);
   if (cuarr_array_check_live(a) != CUARR_OK)
     return cuarr_fail(CUARR_VALUE_ERROR, "%s: the array has been freed", what);
+  if (!sending)
+    CUARR_TRY(cuarr_array_check_writeable(a));
   if (cuarr_array_device(a) != dev)
     return cuarr_fail(cuarr_array_device(a) == CUARR_HOST ? CUARR_TYPE_ERROR : CUARR_VALUE_ERROR,
                       "%s: the array must be a device array on this rank's device %d", what, dev);

@@ -237,6 +237,7 @@ static cuarr_array trim_leading_ones(const cuarr_array *src, int dst_ndim) {
 
 cuarr_status cuarr_copy(cuarr_context *ctx, const cuarr_array *dst, const cuarr_array *src_in) {
   CUARR_TRY(cuarr_array_check_live(dst));
+  CUARR_TRY(cuarr_array_check_writeable(dst));
   CUARR_TRY(cuarr_array_check_live(src_in));
   cuarr_array trimmed = trim_leading_ones(src_in, dst->ndim);
   const cuarr_array *src = &trimmed; /* shares src_in's buffer reference: not released */
@@ -264,6 +265,7 @@ cuarr_status cuarr_copy(cuarr_context *ctx, const cuarr_array *dst, const cuarr_
 
 cuarr_status cuarr_fill(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar value) {
   CUARR_TRY(cuarr_array_check_live(dst));
+  CUARR_TRY(cuarr_array_check_writeable(dst));
   int dev = cuarr_array_device(dst);
   if (dev == CUARR_HOST)
     return cuarr_host_fill(dst, value);
@@ -286,6 +288,7 @@ cuarr_status cuarr_fill(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar
 cuarr_status cuarr_fill_linear(cuarr_context *ctx, const cuarr_array *dst, cuarr_scalar start,
                                cuarr_scalar step, bool last_is_stop, cuarr_scalar stop) {
   CUARR_TRY(cuarr_array_check_live(dst));
+  CUARR_TRY(cuarr_array_check_writeable(dst));
   if (dst->ndim != 1)
     return cuarr_fail(CUARR_VALUE_ERROR, "a linear fill needs a 1-D array");
   int dev = cuarr_array_device(dst);

@@ -232,6 +232,7 @@ static cuarr_status check(const cuarr_array *x, cuarr_bin_rule rule, int64_t nbi
 cuarr_status cuarr_bin_count(cuarr_context *ctx, const cuarr_array *x, cuarr_bin_rule rule,
                              int64_t nbins, const cuarr_array *edges, double lo, double hi,
                              const cuarr_array *weights, cuarr_array *out) {
+  CUARR_TRY(cuarr_array_check_writeable(out));
   CUARR_TRY(check(x, rule, nbins, edges, weights, out));
   const int device = cuarr_array_device(x);
   CUstream stream = NULL;

@@ -122,6 +122,7 @@ cuarr_status cuarr_take(cuarr_context *ctx, const cuarr_array *a, const cuarr_ar
                         int axis, int64_t base, cuarr_index_mode mode, cuarr_array *out) {
   if (!a || !indices)
     return cuarr_fail(CUARR_VALUE_ERROR, "take: no array or no indices");
+  CUARR_TRY(cuarr_array_check_writeable(out));
   CUARR_TRY(cuarr_array_check_live(a));
   if (axis < 0 || axis >= a->ndim)
     return cuarr_fail(CUARR_INDEX_ERROR,

@@ -307,6 +307,7 @@ cuarr_status cuarr_mask_assign(cuarr_context *ctx, cuarr_array *a, const cuarr_a
                       !a      ? "array"
                       : !mask ? "mask"
                               : "values");
+  CUARR_TRY(cuarr_array_check_writeable(a));
   int64_t rows;
   CUARR_TRY(check_mask("mask assignment", a, mask, &rows));
   CUARR_TRY(cuarr_array_check_live(values));

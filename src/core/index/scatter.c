@@ -14,6 +14,7 @@ cuarr_status cuarr_scatter(cuarr_context *ctx, const cuarr_array *a, const cuarr
                            const cuarr_array *values) {
   int nd, nb;
   int64_t shape[CUARR_MAXDIM], bshape[CUARR_MAXDIM];
+  CUARR_TRY(cuarr_array_check_writeable(a));
   CUARR_TRY(cuarr_gather_check(a, ix, &nd, shape, &nb, bshape));
   if (!values)
     return cuarr_fail(CUARR_VALUE_ERROR, "indexing: no values to assign");

@@ -442,6 +442,7 @@ cuarr_status cuarr_concatenate(cuarr_context *ctx, const cuarr_array *const *arr
                                int axis, cuarr_array *out) {
   if (!out)
     return cuarr_fail(CUARR_VALUE_ERROR, "cuarr_concatenate: no output");
+  CUARR_TRY(cuarr_array_check_writeable(out));
   int device = CUARR_HOST;
   int64_t shape[CUARR_MAXDIM];
   cuarr_dtype dtype;

@@ -345,6 +345,7 @@ cuarr_status cuarr_matmul(cuarr_context *ctx, const cuarr_array *a, const cuarr_
                           cuarr_matmul_precision precision, cuarr_array *out) {
   if (!a || !b || !out)
     return cuarr_fail(CUARR_VALUE_ERROR, "cuarr_matmul: no operand or output");
+  CUARR_TRY(cuarr_array_check_writeable(out));
   if ((unsigned)precision > CUARR_MATMUL_TF32)
     return cuarr_fail(CUARR_VALUE_ERROR, "matmul: unknown precision %d", (int)precision);
   CUARR_TRY(cuarr_array_check_live(a));

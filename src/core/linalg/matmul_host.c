@@ -59,10 +59,13 @@ static void gemm_bool(const cuarr_gemm *g) {
       for (int col = 0; col < g->n; col++) {
         const char *a = g->a + i * g->a_batch + r * g->a_rs;
         const char *b = g->b + i * g->b_batch + col * g->b_cs;
-        bool *c = (bool *)(g->c + i * g->c_batch + r * g->c_rs + col * g->c_cs);
-        bool any = g->accumulate && *c;
+        /* Bool storage is read as bytes, nonzero being True (as every other loop reads it):
+         * a byte other than 0/1 loaded as C's bool is undefined behaviour. */
+        uint8_t *c = (uint8_t *)(g->c + i * g->c_batch + r * g->c_rs + col * g->c_cs);
+        bool any = g->accumulate && *c != 0;
         for (int k = 0; k < g->k && !any; k++)
-          any = *(const bool *)(a + k * g->a_cs) && *(const bool *)(b + k * g->b_rs);
+          any =
+              *(const uint8_t *)(a + k * g->a_cs) != 0 && *(const uint8_t *)(b + k * g->b_rs) != 0;
         *c = any;
       }
 }

@@ -61,6 +61,8 @@ FILL_FLOATS(exponential_f64, double, 2, cuarr_rng_exponential_f64)
 
 cuarr_status cuarr_random_fill_host(const cuarr_random_draw *d, const cuarr_array *out) {
   cuarr_status st = cuarr_array_check_live(out);
+  if (st == CUARR_OK)
+    st = cuarr_array_check_writeable(out);
   if (st != CUARR_OK)
     return st;
   if (cuarr_array_device(out) != CUARR_HOST)

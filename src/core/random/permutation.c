@@ -9,6 +9,8 @@ cuarr_status cuarr_random_take_rows_host(const cuarr_array *dst, const cuarr_arr
                                          const int64_t *rows, int64_t n) {
   cuarr_status st = cuarr_array_check_live(dst);
   if (st == CUARR_OK)
+    st = cuarr_array_check_writeable(dst);
+  if (st == CUARR_OK)
     st = cuarr_array_check_live(src);
   if (st != CUARR_OK)
     return st;

@@ -188,6 +188,8 @@ static cuarr_status run(cuarr_context *ctx, cuarr_reduce_op op, const cuarr_arra
 
 cuarr_status cuarr_reduce(cuarr_context *ctx, cuarr_reduce_op op, const cuarr_array *in,
                           const cuarr_reduce_args *args, cuarr_array *out) {
+  if (out)
+    CUARR_TRY(cuarr_array_check_writeable(out));
   cuarr_status flat;
   if (in && args && out && cuarr_reduce_flat(ctx, op, in, args, out, &flat))
     return flat;

@@ -66,6 +66,7 @@ cuarr_status cuarr_scan(cuarr_context *ctx, cuarr_scan_op op, const cuarr_array 
                         int dtype, cuarr_array *out) {
   if ((unsigned)op >= CUARR_NSCAN_OPS || !in || !out)
     return cuarr_fail(CUARR_VALUE_ERROR, "cuarr_scan: no op, input or output");
+  CUARR_TRY(cuarr_array_check_writeable(out));
   CUARR_TRY(cuarr_array_check_live(in));
   if (axis < -1 || axis >= (in->ndim > 0 ? in->ndim : 1) || (axis >= 0 && in->ndim == 0))
     return cuarr_fail(CUARR_VALUE_ERROR,

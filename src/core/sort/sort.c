@@ -202,6 +202,10 @@ cuarr_status cuarr_sort(cuarr_context *ctx, const cuarr_array *a, int axis, cuar
                         cuarr_array *indices) {
   if (!a || (!sorted && !indices))
     return cuarr_fail(CUARR_VALUE_ERROR, "cuarr_sort: no array or no output");
+  if (sorted)
+    CUARR_TRY(cuarr_array_check_writeable(sorted));
+  if (indices)
+    CUARR_TRY(cuarr_array_check_writeable(indices));
   cuarr_sort_rows r;
   CUARR_TRY(cuarr_sort_rows_begin(&r, ctx, a, axis, "sort"));
   if (sorted && sorted->buf)

@@ -232,6 +232,8 @@ cuarr_status cuarr_ufunc_call(cuarr_context *ctx, const cuarr_ufunc *u, int devi
                               cuarr_array *out) {
   if (!u || !in || !out)
     return cuarr_fail(CUARR_VALUE_ERROR, "cuarr_ufunc_call: no ufunc, inputs or output");
+  /* Before anything else: a broadcast output may span more elements than any loop can visit. */
+  CUARR_TRY(cuarr_array_check_writeable(out));
   CUARR_TRY(check_power_scalar(u, in, weak_float_dtype));
   cuarr_status flat;
   if (device != CUARR_HOST && cuarr_uf_flat_call(ctx, u, device, in, weak_float_dtype, out, &flat))

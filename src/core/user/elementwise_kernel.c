@@ -137,6 +137,7 @@ cuarr_status cuarr_elementwise_kernel_call(cuarr_context *ctx, cuarr_elementwise
   for (int j = 0; j < k->nout; j++) {
     if (!outputs[j].buf)
       continue;
+    CUARR_TRY(cuarr_array_check_writeable(&outputs[j]));
     CUARR_TRY(check_device_array(&outs[j], &outputs[j]));
     CUARR_TRY(cuarr_kp_bind_array(&outs[j], &outputs[j], &b));
   }

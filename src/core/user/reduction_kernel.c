@@ -172,6 +172,7 @@ cuarr_status cuarr_reduction_kernel_call(cuarr_context *ctx, cuarr_reduction_ker
   if (device == CUARR_HOST)
     return cuarr_fail(CUARR_VALUE_ERROR, "ReductionKernel runs on the device (kernel %s)", k->name);
   const bool given = out->buf != NULL;
+  CUARR_TRY(cuarr_array_check_writeable(out));
   cuarr_dtype types[CUARR_KP_MAX];
   int reduce = 0;
   CUARR_TRY(bind(k, in, given ? out : NULL, device, weak_float_dtype, types, &reduce));
