@@ -111,8 +111,34 @@ for _, b in ipairs(H.backends) do
       for i, v in ipairs(s) do seen[i] = v end
       assert.are.same({ 2, 3, 4 }, seen)
       assert.are.same({ 2, 3, 4 }, { table.unpack(s) })
-      s[1] = 7  -- a fresh table each time: the array is not changed
-      assert.are.same({ 2, 3, 4 }, xp.zeros({ 2, 3, 4 }).shape)
+      local kv = {}
+      for k, v in pairs(s) do kv[k] = v end
+      assert.are.same({ 2, 3, 4 }, kv)
+      assert.are.equal("2x3x4", table.concat(s, "x"))
+    end)
+
+    b.it("refuse writes, of an extent or a new entry, with a TypeError", function()
+      local a = xp.zeros({ 2, 3 })
+      for _, field in ipairs({ "shape", "strides" }) do
+        local t = a[field]
+        local before = { table.unpack(t) }
+        for _, key in ipairs({ 1, 2, 3, "x" }) do
+          local ok, e = pcall(function() t[key] = 5 end)
+          assert.is_false(ok)
+          assert.is_true(cuarr.is_error(e, "TypeError"))
+          assert.matches("read%-only", e.message)
+        end
+        assert.are.same(before, { table.unpack(a[field]) })
+        assert.are.same(before, { table.unpack(t) })
+      end
+      -- a copy is a plain table, free to change, and takes the shape's place anywhere
+      local s = { table.unpack(a.shape) }
+      s[1] = 4
+      assert.are.same({ 4, 3 }, { table.unpack(xp.zeros(s).shape) })
+      assert.are.same({ 2, 3 }, { table.unpack(xp.ones(a.shape).shape) })
+      assert.are.same({ 2, 2, 3 }, { table.unpack(xp.indices(a.shape).shape) })
+      assert.are.same({ 2, 6 }, { table.unpack(xp.tile(xp.ones(2), a.shape).shape) })
+      assert.are.same({ 2, 3 }, { table.unpack(xp.random.random(a.shape).shape) })
     end)
 
     b.it("compare with == to each other and to plain tables", function()

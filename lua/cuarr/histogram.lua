@@ -13,10 +13,10 @@
 -- and the order and ends of edges given as an array; digitize reads the order of its bins.
 local type, next = type, next
 local math_type, fmt = math.type, string.format
-local rawlen, rawget = rawlen, rawget
 
 -- (M, cpu, core): the device namespace, the host one, the C module.
 local support = require "cuarr.support"
+local list_len, list_get = support.list_len, support.list_get
 
 return function(M, cpu, core)
   local raise = core.raise
@@ -124,11 +124,11 @@ return function(M, cpu, core)
     local lo, hi
     if range ~= nil then
       -- read raw: the table is data (a hostile __len or __index must not answer for it)
-      if type(range) ~= "table" or is_array(range) or rawlen(range) ~= 2
-          or type(rawget(range, 1)) ~= "number" or type(rawget(range, 2)) ~= "number" then
+      if type(range) ~= "table" or is_array(range) or list_len(range) ~= 2
+          or type(list_get(range, 1)) ~= "number" or type(list_get(range, 2)) ~= "number" then
         raise("TypeError", fmt("%s: range must be a table of two numbers {lo, hi}", name))
       end
-      lo, hi = rawget(range, 1) + 0.0, rawget(range, 2) + 0.0
+      lo, hi = list_get(range, 1) + 0.0, list_get(range, 2) + 0.0
       if lo > hi then
         raise("ValueError", fmt("%s: max must be larger than min in range parameter", name))
       end

@@ -8,9 +8,10 @@
 -- are the last piece), and points past either end are clamped as NumPy's slices are.  Splits
 -- return Lua sequences of views.
 local type, ipairs = type, ipairs
-local pairs, select, rawlen, rawget = pairs, select, rawlen, rawget
+local pairs, select = pairs, select
 local fmt, concat, min, max = string.format, table.concat, math.min, math.max
 local support = require "cuarr.support"
+local list_len, list_get = support.list_len, support.list_get
 
 -- (M, cpu, core): the device namespace, the host one, the C module.
 return function(M, cpu, core)
@@ -35,11 +36,11 @@ return function(M, cpu, core)
         is_array(t) and "an array" or type(t)))
     end
     -- read raw: the table is data, and a hostile __len or __index must not decide its count
-    local n = rawlen(t)
+    local n = list_len(t)
     if n < 1 then raise("ValueError", "need at least one array to " .. name) end
     local out = {}
     for i = 1, n do
-      out[i] = check_array(name, rawget(t, i), "entry " .. i .. " of argument #1")
+      out[i] = check_array(name, list_get(t, i), "entry " .. i .. " of argument #1")
     end
     return out
   end
@@ -155,8 +156,8 @@ return function(M, cpu, core)
     local n = a.shape[ax]
     local bounds = { 0 }
     if type(spec) == "table" and not is_array(spec) then
-      for k = 1, rawlen(spec) do
-        local i = integer(name, "split point " .. k, rawget(spec, k))
+      for k = 1, list_len(spec) do
+        local i = integer(name, "split point " .. k, list_get(spec, k))
         bounds[k + 1] = boundary(name, i, n)
       end
       bounds[#bounds + 1] = n

@@ -9,8 +9,8 @@
 -- are written in chunks that double each round (NumPy's order, NumPy's values).
 local type, getmetatable, tostring = type, getmetatable, tostring
 local fmt, min = string.format, math.min
-local rawlen, rawget = rawlen, rawget
 local support = require "cuarr.support"
+local list_len, list_get = support.list_len, support.list_get
 
 return function(M, cpu, core)
   local raise = core.raise
@@ -31,34 +31,34 @@ return function(M, cpu, core)
         local x = read(where, p)
         return { x, x }
       end
-      if rawlen(p) == 1 then
-        local x = read(where .. "[1]", rawget(p, 1))
+      if list_len(p) == 1 then
+        local x = read(where .. "[1]", list_get(p, 1))
         return { x, x }
       end
-      if rawlen(p) ~= 2 then
+      if list_len(p) ~= 2 then
         raise("ValueError", fmt("pad: %s%s must hold 1 or 2 values (before, after), got %d",
-          what, where, rawlen(p)))
+          what, where, list_len(p)))
       end
-      return { read(where .. "[1]", rawget(p, 1)), read(where .. "[2]", rawget(p, 2)) }
+      return { read(where .. "[1]", list_get(p, 1)), read(where .. "[2]", list_get(p, 2)) }
     end
     local out = {}
-    if not is_list(v) or (rawlen(v) >= 1 and not is_list(rawget(v, 1))) then
+    if not is_list(v) or (list_len(v) >= 1 and not is_list(list_get(v, 1))) then
       -- a number, {n} or {before, after}: the same for every axis
-      if is_list(v) and rawlen(v) > 2 then
+      if is_list(v) and list_len(v) > 2 then
         raise("ValueError", fmt("pad: %s of %d numbers does not broadcast to (%d, 2)", what,
-          rawlen(v), ndim))
+          list_len(v), ndim))
       end
       local p = pair(v, "")
       for d = 1, ndim do out[d] = p end
       return out
     end
-    local n = rawlen(v)
+    local n = list_len(v)
     if n ~= 1 and n ~= ndim then
       raise("ValueError", fmt("pad: %s has %d pairs for an array of %d dimensions", what, n,
         ndim))
     end
     for d = 1, ndim do
-      local entry = rawget(v, n == 1 and 1 or d)
+      local entry = list_get(v, n == 1 and 1 or d)
       if not is_list(entry) then
         raise("TypeError", fmt("pad: %s[%d] must be a table, got %s", what, d, type(entry)))
       end

@@ -8,9 +8,10 @@
 -- multiply makes the result; where the result is computed aside first, an error leaves `out` as
 -- it was.
 local type, getmetatable, ipairs = type, getmetatable, ipairs
-local rawlen, rawget, max = rawlen, rawget, math.max
+local max = math.max
 local fmt, unpack = string.format, table.unpack
 local support = require "cuarr.support"
+local list_len, list_get = support.list_len, support.list_get
 
 -- (M, cpu, core): the device namespace, the host one, the C module.
 return function(M, cpu, core)
@@ -176,7 +177,7 @@ return function(M, cpu, core)
     if type(spec) == "number" then
       list[1] = spec
     elseif type(spec) == "table" and not is_array(spec) then
-      for i = 1, rawlen(spec) do list[i] = rawget(spec, i) end
+      for i = 1, list_len(spec) do list[i] = list_get(spec, i) end
     else
       raise("TypeError", fmt("tensordot: the axes of %s must be an integer or a table of them, "
         .. "got %s", side, type(spec)))
@@ -209,11 +210,11 @@ return function(M, cpu, core)
       raise("TypeError", "tensordot: axes must be an integer or a table {axes of a, axes of b}, "
         .. "got " .. type(axes))
     end
-    if rawlen(axes) ~= 2 then
+    if list_len(axes) ~= 2 then
       raise("ValueError", "tensordot: axes must be a pair {axes of a, axes of b}, got "
-        .. rawlen(axes) .. " entries")
+        .. list_len(axes) .. " entries")
     end
-    local ca, cb = read_side(rawget(axes, 1), nda, "a"), read_side(rawget(axes, 2), ndb, "b")
+    local ca, cb = read_side(list_get(axes, 1), nda, "a"), read_side(list_get(axes, 2), ndb, "b")
     if #ca ~= #cb then
       raise("ValueError", fmt("tensordot: %d axes of a but %d of b", #ca, #cb))
     end

@@ -17,6 +17,9 @@ local MAX_SEED_FLOAT = 2.0 ^ 63
 -- of n keys agree with chance about n^2 / 2^63 (the stable sort then keeps their order).
 local PERMUTATION_KEY_SPAN = 1 << 62
 
+local support = require "cuarr.support"
+local list_len, list_get = support.list_len, support.list_get
+
 local float_dtypes = { float32 = "float32", f = "float32", float64 = "float64", d = "float64" }
 local int_dtypes = {
   int8 = "int8", b = "int8", int16 = "int16", h = "int16", int32 = "int32", i = "int32",
@@ -84,7 +87,7 @@ return function(M, cpu, core)
     elseif type(size) == "table" and not is_array(size) then
       -- read raw: a size is a plain sequence, and a hostile __len or __index cannot run
       shape = {}
-      for i = 1, rawlen(size) do shape[i] = rawget(size, i) end
+      for i = 1, list_len(size) do shape[i] = list_get(size, i) end
     else
       raise("TypeError", fn .. ": size must be a number or a table of numbers, got " .. type(size))
     end
@@ -142,7 +145,7 @@ return function(M, cpu, core)
       raise("TypeError", fn .. ": options must be a table, got " .. type(opts))
     end
     core.check_options(opts, fn, { "out" })
-    return rawget(opts, "out")
+    return list_get(opts, "out")
   end
 
   -- One namespace: on_device = true for cuarr.random (device arrays), false for cuarr.cpu.random.
@@ -385,12 +388,12 @@ return function(M, cpu, core)
       if p ~= nil then
         local probs = p
         if is_array(p) then probs = (p.device == "cpu" and p or p:get()):totable() end
-        if type(probs) ~= "table" or rawlen(probs) ~= n then
+        if type(probs) ~= "table" or list_len(probs) ~= n then
           raise("ValueError", "choice: p must be a sequence of " .. n .. " probabilities")
         end
         local cdf, total = {}, 0.0
         for i = 1, n do
-          local q = rawget(probs, i)
+          local q = list_get(probs, i)
           if type(q) ~= "number" or q ~= q or q < 0 then
             raise("ValueError", "choice: probabilities must be non-negative numbers")
           end
@@ -414,7 +417,7 @@ return function(M, cpu, core)
             local mid = (lo + hi) // 2
             if cdf[mid] > x then hi = mid else lo = mid + 1 end
           end
-          while rawget(probs, lo) == 0 and lo > 1 do lo = lo - 1 end
+          while list_get(probs, lo) == 0 and lo > 1 do lo = lo - 1 end
           picks[i] = lo - 1
         end
         rows = cpu.asarray(picks, "int64")

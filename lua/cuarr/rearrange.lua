@@ -15,8 +15,8 @@ local type, select, ipairs = type, select, ipairs
 local pairs, tostring, insert = pairs, tostring, table.insert
 local fmt, unpack, sort = string.format, table.unpack, table.sort
 local abs = math.abs
-local rawlen, rawget = rawlen, rawget
 local support = require "cuarr.support"
+local list_len, list_get = support.list_len, support.list_get
 
 -- (M, cpu, core): the device namespace, the host one, the C module.
 return function(M, cpu, core)
@@ -37,7 +37,7 @@ return function(M, cpu, core)
   local function axes_of(name, v, ndim, what)
     local list = {}
     if type(v) == "table" and not is_array(v) then
-      for i = 1, rawlen(v) do list[i] = axis_of(name, rawget(v, i), ndim, what) end
+      for i = 1, list_len(v) do list[i] = axis_of(name, list_get(v, i), ndim, what) end
     else
       list[1] = axis_of(name, v, ndim, what)
     end
@@ -111,10 +111,10 @@ return function(M, cpu, core)
     if type(axes) ~= "table" or is_array(axes) then
       raise("TypeError", "rot90: axes must be a table of two axes, got " .. type(axes))
     end
-    if rawlen(axes) ~= 2 then raise("ValueError", "rot90: len(axes) must be 2") end
+    if list_len(axes) ~= 2 then raise("ValueError", "rot90: len(axes) must be 2") end
     if m.ndim < 2 then raise("ValueError", "rot90: the array must be at least 2-D") end
-    local a0 = axis_of("rot90", rawget(axes, 1), m.ndim, "axes[1]")
-    local a1 = axis_of("rot90", rawget(axes, 2), m.ndim, "axes[2]")
+    local a0 = axis_of("rot90", list_get(axes, 1), m.ndim, "axes[1]")
+    local a1 = axis_of("rot90", list_get(axes, 2), m.ndim, "axes[2]")
     if a0 == a1 then raise("ValueError", "rot90: the axes must be different") end
     k = k % 4
     if k == 0 then return m[whole(m.ndim)] end
@@ -263,11 +263,11 @@ return function(M, cpu, core)
     check_array("tile", A)
     local r = {}
     if type(reps) == "table" and not is_array(reps) then
-      local nr = rawlen(reps)
+      local nr = list_len(reps)
       if nr > MAXDIM then
         raise("ValueError", fmt("tile: reps has %d entries (at most %d axes)", nr, MAXDIM))
       end
-      for i = 1, nr do r[i] = count_of("tile", "reps[" .. i .. "]", rawget(reps, i)) end
+      for i = 1, nr do r[i] = count_of("tile", "reps[" .. i .. "]", list_get(reps, i)) end
     elseif type(reps) == "number" then
       r[1] = count_of("tile", "reps", reps)
     else
@@ -335,8 +335,8 @@ return function(M, cpu, core)
       list = repeats
     end
     local out = {}
-    for i = 1, rawlen(list) do
-      out[i] = count_of("repeat", "repeats[" .. i .. "]", rawget(list, i))
+    for i = 1, list_len(list) do
+      out[i] = count_of("repeat", "repeats[" .. i .. "]", list_get(list, i))
     end
     if #out ~= 1 and #out ~= n then
       raise("ValueError", fmt("repeat: %d counts for an axis of %d elements", #out, n))
@@ -433,8 +433,8 @@ return function(M, cpu, core)
     check_array("roll", a)
     local shifts = {}
     if type(shift) == "table" and not is_array(shift) then
-      for i = 1, rawlen(shift) do
-        shifts[i] = integer("roll", "shift[" .. i .. "]", rawget(shift, i))
+      for i = 1, list_len(shift) do
+        shifts[i] = integer("roll", "shift[" .. i .. "]", list_get(shift, i))
       end
     else
       shifts[1] = integer("roll", "the shift", shift)
@@ -447,7 +447,7 @@ return function(M, cpu, core)
     end
     local axes = {}
     if type(axis) == "table" and not is_array(axis) then
-      for i = 1, rawlen(axis) do axes[i] = axis_of("roll", rawget(axis, i), a.ndim) end
+      for i = 1, list_len(axis) do axes[i] = axis_of("roll", list_get(axis, i), a.ndim) end
     else
       axes[1] = axis_of("roll", axis, a.ndim)
     end
@@ -585,10 +585,10 @@ return function(M, cpu, core)
         raise("TypeError", "indices: dimensions must be a table of integers, got "
           .. (is_array(dimensions) and "an array" or type(dimensions)))
       end
-      local nd = rawlen(dimensions)
+      local nd = list_len(dimensions)
       local dims = {}
       for i = 1, nd do
-        dims[i] = count_of("indices", "dimensions[" .. i .. "]", rawget(dimensions, i))
+        dims[i] = count_of("indices", "dimensions[" .. i .. "]", list_get(dimensions, i))
       end
       local grids = {}
       for i = 1, nd do

@@ -12,8 +12,8 @@
 -- partition and argpartition sort fully, which satisfies the partition's contract.
 local type, pairs = type, pairs
 local fmt = string.format
-local rawlen, rawget = rawlen, rawget
 local support = require "cuarr.support"
+local list_len, list_get = support.list_len, support.list_get
 local count_of = require "cuarr.count"
 
 -- The most kth positions partition takes (a longer list would only repeat positions).
@@ -173,10 +173,10 @@ return function(M, cpu, core)
     end
     -- read raw into a copy: the table is data, and a hostile __len or __index must neither
     -- decide its count nor change a key between its check and its use
-    local n = rawlen(keys)
+    local n = list_len(keys)
     if n < 1 then raise("ValueError", "need sequence of keys with len > 0 in lexsort") end
     local list = {}
-    for i = 1, n do list[i] = rawget(keys, i) end
+    for i = 1, n do list[i] = list_get(keys, i) end
     keys = list
     local first = array_arg("lexsort", keys[1], "key 1")
     local ax = -1

@@ -2,8 +2,8 @@
 -- join.lua, the array library's front ends): shapes written as NumPy writes them in messages,
 -- arguments checked as the C binding checks them (their count, arrays, integers, axes), and
 -- results delivered into a given `out` under NumPy's 'same_kind' rule.
-local type, tostring, tointeger, getmetatable, select = type, tostring, math.tointeger,
-  getmetatable, select
+local type, tostring, tointeger, getmetatable, select, rawget, rawlen = type, tostring,
+  math.tointeger, getmetatable, select, rawget, rawlen
 local fmt, concat = string.format, table.concat
 local core = require "cuarr.core"
 local raise, ndarray = core.raise, core.metatables.ndarray
@@ -65,6 +65,19 @@ function S.range_index(lo, hi)
   if hi <= lo then return { 2, 1 } end
   return { lo + 1, hi }
 end
+
+-- The plain table behind a.shape or a.strides (read-only proxies, src/lua/tuple.c), else t
+-- itself: the raw length and elements of a list, read so that a hostile __len or __index cannot
+-- run, with a shape tuple read as the sequence it shows.
+local function items(t)
+  local mt = getmetatable(t)
+  if type(mt) == "table" and rawget(mt, "__name") == "cuarr.tuple" then
+    return rawget(mt, "__index")
+  end
+  return t
+end
+function S.list_len(t) return rawlen(items(t)) end
+function S.list_get(t, i) return rawget(items(t), i) end
 
 function S.shape_str(shape)
   local parts = {}

@@ -11,8 +11,8 @@
 -- the device.
 local type, ipairs = type, ipairs
 local fmt = string.format
-local rawlen, rawget = rawlen, rawget
 local support = require "cuarr.support"
+local list_len, list_get = support.list_len, support.list_get
 
 -- (M, cpu, core): the device namespace, the host one, the C module.
 return function(M, cpu, core)
@@ -38,8 +38,8 @@ return function(M, cpu, core)
       -- read raw into a copy, which is what becomes the array: a hostile __len or __index
       -- must not decide the count, nor change an entry between its check and its use
       local list = {}
-      for i = 1, rawlen(v) do
-        local e = rawget(v, i)
+      for i = 1, list_len(v) do
+        local e = list_get(v, i)
         if type(e) ~= "number" then
           raise("TypeError", fmt("%s: entry %d of the indices must be an integer, got %s", name,
             i, type(e)))
@@ -213,11 +213,11 @@ return function(M, cpu, core)
       if choices.ndim == 0 then raise("ValueError", "choose: the choices need a first axis") end
       C = choices
     elseif type(choices) == "table" then
-      local n = rawlen(choices) -- raw: the table is data
+      local n = list_len(choices) -- raw: the table is data
       if n == 0 then raise("ValueError", "choose: no choices") end
       local list = {}
       for i = 1, n do
-        local c = rawget(choices, i)
+        local c = list_get(choices, i)
         if type(c) == "number" then c = xp.array(c) end
         list[i] = check_array("choose", c, "choice " .. i)
       end
@@ -250,13 +250,13 @@ return function(M, cpu, core)
     end
     -- read raw into copies: the tables are data, and a hostile __len or __index must neither
     -- decide their counts nor change an entry between its check and its use
-    local n = rawlen(condlist)
-    if n ~= rawlen(choicelist) then
+    local n = list_len(condlist)
+    if n ~= list_len(choicelist) then
       raise("ValueError", fmt("select: list of cases must be same length as list of conditions "
-        .. "(%d and %d)", rawlen(choicelist), n))
+        .. "(%d and %d)", list_len(choicelist), n))
     end
     local conds, choices = {}, {}
-    for i = 1, n do conds[i], choices[i] = rawget(condlist, i), rawget(choicelist, i) end
+    for i = 1, n do conds[i], choices[i] = list_get(condlist, i), list_get(choicelist, i) end
     if n == 0 then raise("ValueError", "select with an empty condition list is not possible") end
     local xp
     for i = 1, n do

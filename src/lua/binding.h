@@ -65,7 +65,6 @@ typedef struct cuarr_lua_state {
   cuarr_matmul_precision matmul_precision;  /* set_matmul_precision's (zero: "highest") */
   const void *array_mt;                     /* this Lua state's array metatable (lua_topointer) */
   int array_mt_ref;                         /* and its reference in the registry */
-  int tuple_mt_ref;                         /* a.shape's metatable's reference (tuple.c) */
   cuarr_lua_known_arrays *known;            /* the Lua state's recently recognised arrays */
   cuarr_context ctx;                        /* filled by cuarr_lua_context() */
   const void *class_mt[CUARR_LUA_NCLASSES]; /* each class's metatable, by its id */
@@ -141,10 +140,11 @@ cuarr_array *cuarr_lua_array_arg(lua_State *L, cuarr_lua_state *S, int idx, cons
 void cuarr_lua_push_device(lua_State *L, int device); /* a Device object (or the string "cpu") */
 
 /* ---- tuple.c: a.shape and a.strides, sequences that print as (2, 3) */
-/* Push the n integers of v as a sequence with the tuple metatable. */
+/* Push the n integers of v as a read-only sequence (a proxy that refuses writes). */
 void cuarr_lua_push_tuple(lua_State *L, int n, const int64_t *v);
-/* Make the tuple metatable (once per Lua state) and note its reference in S. */
-void cuarr_lua_open_tuple(lua_State *L, cuarr_lua_state *S);
+/* Replace the value at idx by the plain table of its extents when it is such a sequence, so
+ * that code reading a list raw (lua_rawlen, lua_rawgeti) reads a.shape as it reads a table. */
+void cuarr_lua_tuple_items(lua_State *L, int idx);
 
 /* ---- indexing.c: the array's __index for keys that are not strings, and its __newindex */
 int cuarr_lua_array_index_key(lua_State *L);

@@ -367,7 +367,6 @@ void cuarr_lua_open_ndarray(lua_State *L, const cuarr_lua_module *m) {
   cuarr_lua_state *S = lua_touserdata(L, m->state);
   S->array_mt = cuarr_lua_class_metatable(S, &cuarr_lua_ndarray_class);
   S->known = known_arrays_of(L);
-  cuarr_lua_open_tuple(L, S);
   static const luaL_Reg functions[] = {
       {"dead_array", array_dead},
       {NULL, NULL},

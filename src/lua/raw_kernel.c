@@ -282,6 +282,7 @@ static void read_dims(lua_State *L, int idx, const char *what, const char *kerne
   dims[0] = dims[1] = dims[2] = 1;
   int n = 1;
   if (lua_type(L, idx) == LUA_TTABLE && !cuarr_lua_to_array(L, idx)) {
+    cuarr_lua_tuple_items(L, idx); /* grid = a.shape */
     n = (int)lua_rawlen(L, idx);
     if (n < 1 || n > 3)
       cuarr_lua_error(L, CUARR_VALUE_ERROR, "%s of %s must have 1 to 3 extents, got %d", what,

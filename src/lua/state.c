@@ -57,7 +57,6 @@ cuarr_lua_state *cuarr_lua_state_push(lua_State *L) {
   lua_pop(L, 1);
   S->default_float = CUARR_FLOAT64;
   S->array_mt_ref = LUA_NOREF;
-  S->tuple_mt_ref = LUA_NOREF;
   for (int i = 1; i <= CUARR_LUA_STATE_USER_VALUES; i++) {
     lua_newtable(L);
     lua_setiuservalue(L, -2, i);
