@@ -104,6 +104,11 @@ static int tuple_newindex(lua_State *L) {
                          "change it ({table.unpack(a.shape)}), or use a:reshape");
 }
 
+static const luaL_Reg tuple_meta[] = {
+    {"__newindex", tuple_newindex}, {"__len", tuple_len}, {"__pairs", tuple_pairs},
+    {"__tostring", tuple_tostring}, {"__eq", tuple_eq},   {NULL, NULL},
+};
+
 void cuarr_lua_push_tuple(lua_State *L, int n, const int64_t *v) {
   cuarr_lua_check_stack(L, 4);
   lua_createtable(L, 0, 0); /* the proxy */
@@ -116,15 +121,6 @@ void cuarr_lua_push_tuple(lua_State *L, int n, const int64_t *v) {
   lua_setfield(L, -2, "__index");
   lua_pushliteral(L, CUARR_LUA_TUPLE_MT);
   lua_setfield(L, -2, "__name");
-  lua_pushcfunction(L, tuple_newindex);
-  lua_setfield(L, -2, "__newindex");
-  lua_pushcfunction(L, tuple_len);
-  lua_setfield(L, -2, "__len");
-  lua_pushcfunction(L, tuple_pairs);
-  lua_setfield(L, -2, "__pairs");
-  lua_pushcfunction(L, tuple_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pushcfunction(L, tuple_eq);
-  lua_setfield(L, -2, "__eq");
+  luaL_setfuncs(L, tuple_meta, 0);
   lua_setmetatable(L, -2);
 }
