@@ -1,5 +1,5 @@
 -- astype for every pair of the 12 dtypes, on the host (cuarr.cpu) and on the device (cuarr),
--- against references computed in Lua from cuarr's casting rules (DESIGN §3):
+-- against references computed in Lua from cuarr's casting rules:
 --  - float -> integer saturates to the type's range and truncates toward zero; NaN -> 0;
 --  - integer -> integer wraps (two's complement); bool -> 0/1;
 --  - anything -> bool is x ~= 0 (NaN is true);

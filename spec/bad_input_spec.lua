@@ -1,4 +1,4 @@
--- Bad input (DESIGN §8): every misuse raises an error object of the documented kind, with a
+-- Bad input: every misuse raises an error object of the documented kind, with a
 -- message that says what was wrong, and leaves every array involved as it was.
 --
 -- The spec is a table of cases.  Each case is

@@ -1,4 +1,4 @@
--- Devices, streams and events (DESIGN §2, §7).
+-- Devices, streams and events.
 local H = require("spec.helper").bind(_ENV)
 local cuarr = H.cuarr
 

@@ -1,4 +1,4 @@
--- Indexing the Lua way (DESIGN §3), on the host (cuarr.cpu) and on the device (cuarr):
+-- Indexing the Lua way, on the host (cuarr.cpu) and on the device (cuarr):
 -- 1-based, inclusive ranges {start, stop[, step]}, negative indices from the end, {} for a
 -- whole axis, {i} a one-element range that keeps its axis, 0 an IndexError; a[i] on a 1-D
 -- array is a Lua value, on an n-D array a view; a[{i, j}] an element; assignment of scalars,

@@ -1,4 +1,4 @@
--- Misuses of cuarr.linalg's det, slogdet, inv, solve and cholesky (DESIGN §8): each raises an
+-- Misuses of cuarr.linalg's det, slogdet, inv, solve and cholesky: each raises an
 -- error object of its kind, with a message that says what was wrong, and leaves every array
 -- involved as it was.
 --

@@ -1,4 +1,4 @@
--- Misuses of cuarr.matmul, cuarr.diagonal and the matmul precision (DESIGN §8): each raises an
+-- Misuses of cuarr.matmul, cuarr.diagonal and the matmul precision: each raises an
 -- error object of its kind, with a message that says what was wrong, and leaves every array
 -- involved as it was (an out keeps its values after a shape or dtype error, an operand given as
 -- out keeps its own) and the precision as it was.

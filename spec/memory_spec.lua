@@ -1,4 +1,4 @@
--- Device and pinned memory pools (DESIGN §4): statistics, limits, out-of-memory recovery,
+-- Device and pinned memory pools: statistics, limits, out-of-memory recovery,
 -- GC stepping, deterministic release, per-stream free lists.
 local H = require("spec.helper").bind(_ENV)
 local cuarr = H.cuarr

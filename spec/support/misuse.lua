@@ -1,4 +1,4 @@
--- The bad-input specs' harness (DESIGN §8): a misuse raises an error object of its kind whose
+-- The bad-input specs' harness: a misuse raises an error object of its kind whose
 -- message says what was wrong, and leaves every array involved, and whatever else the case's
 -- check returns, as it was.  A case is
 --   { kind, match = text the message must contain,

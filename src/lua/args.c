@@ -1,6 +1,6 @@
 /*
  * args.c -- reading arguments and options: the checks raise TypeError and ValueError objects
- * (DESIGN §8) naming the argument or option, where lauxlib's would raise plain strings.
+ * naming the argument or option, where lauxlib's would raise plain strings.
  *
  * Options are tables ({keepdims = true}); a value of the wrong type is a TypeError naming the
  * option.

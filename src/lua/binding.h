@@ -2,7 +2,7 @@
  * binding.h -- what the files of the Lua binding share.
  *
  * The binding is thin: it checks arguments, converts between Lua values and the core's
- * structures, calls the core and pushes results.  Failures become error objects (DESIGN §8):
+ * structures, calls the core and pushes results.  Failures become error objects:
  * tables {kind=, message=} with a __tostring, raised with lua_error.
  *
  * Every function of the module is a C closure whose first upvalue is the per-lua_State

@@ -1,7 +1,7 @@
 /*
  * indexing.c -- a[i], a[{i, j}], a[{ {}, {2, 4} }] and assignment to them.
  *
- * Lua's conventions (DESIGN §3): indices are 1-based, ranges {start, stop[, step]} include
+ * Lua's conventions: indices are 1-based, ranges {start, stop[, step]} include
  * both ends, negative numbers count from the end (-1 is the last), {} is a whole axis and {i}
  * is the one-element range {i, i} (which keeps the axis, as in Torch7).  An integer drops its
  * axis; when every axis is dropped the result is the element's Lua value.  0 is never a valid

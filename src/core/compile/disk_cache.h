@@ -1,5 +1,5 @@
 /*
- * disk_cache.h -- compiled kernels kept on disk between processes (DESIGN §6).
+ * disk_cache.h -- compiled kernels kept on disk between processes.
  *
  * One file per kernel in the cache directory (CUARR_CACHE_DIR, default ~/.cuarr/kernel_cache),
  * named by a 128-bit key over everything that decides the cubin: the source, the kernel name,

@@ -1,6 +1,6 @@
 /*
  * radix_sort.cu -- libcuarr_sort.so: cuarr's device sort engine, CUB's radix sorts compiled
- * ahead of time by nvcc when cuarr is built (DESIGN 6: nothing compiles CUB at run time).
+ * ahead of time by nvcc when cuarr is built (nothing compiles CUB at run time).
  * core.so opens it with dlopen (sort/sort_loader.c); its C interface is sort_library.h.
  *
  * The common case, a sort that returns only the keys of one row (or of a few long ones), goes
